@@ -1,0 +1,59 @@
+# kcmp-matrix. `make matrix` runs the whole matrix; `make test` runs the tests. README.md says more.
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes -Werror
+SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+HARNESS_SRC := $(filter-out harness/main.c,$(wildcard harness/*.c))
+HARNESS_HDR := $(wildcard harness/*.h)
+BUILD       := build
+
+# Settings passed to the harness; each empty one keeps the harness's default.
+ARCH     ?=
+VARIANTS ?=
+ONLY     ?=
+KSRC     ?=
+CACHE    ?=
+RESULTS  ?= results
+JOBS     ?=
+ARGS     ?=
+HARNESS_ARGS = $(if $(ARCH),--arch $(ARCH)) $(if $(VARIANTS),--variants $(VARIANTS)) \
+	$(if $(ONLY),--only $(ONLY)) $(if $(KSRC),--ksrc $(KSRC)) $(if $(CACHE),--cache $(CACHE)) \
+	$(if $(JOBS),--jobs $(JOBS)) --results $(RESULTS) $(ARGS)
+
+.PHONY: all matrix test unit e2e deps clean clean-cache
+
+all: $(BUILD)/kcmp-matrix
+
+$(BUILD)/kcmp-matrix: harness/main.c $(HARNESS_SRC) $(HARNESS_HDR)
+	@mkdir -p $(BUILD)
+	$(CC) $(WARN) $(CFLAGS) -o $@ harness/main.c $(HARNESS_SRC)
+
+# The same harness with AddressSanitizer and UBSan, for the tests.
+$(BUILD)/kcmp-matrix-san: harness/main.c $(HARNESS_SRC) $(HARNESS_HDR)
+	@mkdir -p $(BUILD)
+	$(CC) $(WARN) -O1 -g $(SAN) -o $@ harness/main.c $(HARNESS_SRC)
+
+$(BUILD)/unit-tests: tests/unit/*.c tests/unit/*.h $(HARNESS_SRC) $(HARNESS_HDR)
+	@mkdir -p $(BUILD)
+	$(CC) $(WARN) -O1 -g $(SAN) -Iharness -o $@ tests/unit/*.c $(HARNESS_SRC)
+
+$(BUILD)/e2e-tests: tests/e2e/*.c tests/unit/check.h $(HARNESS_SRC) $(HARNESS_HDR)
+	@mkdir -p $(BUILD)
+	$(CC) $(WARN) -O1 -g $(SAN) -Iharness -Itests/unit -o $@ tests/e2e/*.c $(HARNESS_SRC)
+
+deps:
+	@scripts/ensure-deps
+
+matrix: deps $(BUILD)/kcmp-matrix
+	$(BUILD)/kcmp-matrix $(HARNESS_ARGS)
+
+test: deps $(BUILD)/unit-tests $(BUILD)/e2e-tests $(BUILD)/kcmp-matrix-san
+	@scripts/run-tests $(BUILD)
+
+clean:
+	rm -rf $(BUILD)
+
+clean-cache:
+	rm -rf "$${CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/kcmp-matrix}"

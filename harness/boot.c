@@ -1,0 +1,78 @@
+/* boot: see boot.h. */
+#define _GNU_SOURCE
+#include "boot.h"
+#include "spawn.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* console=<dev> panic=-1 <arch append words> <guest words>: panic=-1 turns a panic into an
+ * immediate reboot, which -no-reboot turns into QEMU exiting. */
+static char *kernel_cmdline(const struct boot_req *r)
+{
+	struct strbuf sb = { 0 };
+
+	sb_printf(&sb, "console=%s panic=-1", r->arch->console);
+	for (int i = 0; r->arch->append && r->arch->append[i]; i++)
+		sb_printf(&sb, " %s", r->arch->append[i]);
+	for (int i = 0; r->guest_args[i]; i++)
+		sb_printf(&sb, " %s", r->guest_args[i]);
+	return sb.s;
+}
+
+int boot_run(const struct boot_req *r, struct boot_outcome *out, char *err, size_t errlen)
+{
+	int n = 0, nq = 0;
+	char *cmdline = kernel_cmdline(r), *line;
+	const char **argv;
+	struct spawn_result res;
+
+	while (r->arch->qemu[nq])
+		nq++;
+	argv = xcalloc((size_t)nq + 8, sizeof(*argv));
+	argv[n++] = r->qemu ? r->qemu : r->arch->qemu[0];
+	for (int i = 1; i < nq; i++)
+		argv[n++] = r->arch->qemu[i];
+	argv[n++] = "-kernel";
+	argv[n++] = r->kernel;
+	argv[n++] = "-initrd";
+	argv[n++] = r->initramfs;
+	argv[n++] = "-append";
+	argv[n++] = cmdline;
+	argv[n] = NULL;
+
+	line = spawn_format_argv(argv);
+	{
+		char *text = xasprintf("%s\n", line);
+
+		write_file_atomic(r->cmd_path, text, strlen(text));
+		free(text);
+	}
+	*out = (struct boot_outcome){ 0 };
+	unlink(r->log_path);
+	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = r->log_path,
+					   .timeout = r->timeout }, &res)) {
+		char *pkgs = r->arch->packages ? spawn_format_argv((const char *const *)r->arch->packages)
+						 : xstrdup("that provides it");
+
+		snprintf(err, errlen, "cannot run '%s': %s; install it: apt-get install %s", argv[0],
+			 strerror(errno), pkgs);
+		free(pkgs);
+		free(line);
+		free(cmdline);
+		free(argv);
+		return -1;
+	}
+	out->started = 1;
+	out->timed_out = res.timed_out;
+	out->status = res.status;
+	out->seconds = res.seconds;
+	free(line);
+	free(cmdline);
+	free(argv);
+	return 0;
+}

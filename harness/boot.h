@@ -1,0 +1,31 @@
+/* boot: one guest boot in QEMU. The guest has no network (-nic none), no host files (only
+ * -kernel and -initrd), and its serial console is the only output, captured to a log file.
+ * Its expectations travel on the kernel command line (see guest-tests/kcmp_init.c).
+ */
+#ifndef KCMPM_BOOT_H
+#define KCMPM_BOOT_H
+
+#include "matrix.h"
+
+struct boot_req {
+	const struct arch *arch;
+	const char *qemu;		/* overrides the arch's QEMU program when set */
+	const char *kernel;
+	const char *initramfs;
+	char *const *guest_args;	/* KEY=value words for the guest, NULL-terminated */
+	const char *log_path;		/* serial console (and QEMU's own messages) */
+	const char *cmd_path;		/* where the command line is recorded for reproducing */
+	double timeout;
+};
+
+struct boot_outcome {
+	int started;
+	int timed_out;
+	int status;		/* QEMU's exit status, 128+sig if killed */
+	double seconds;
+};
+
+/* Boots and waits. Returns -1 only when QEMU could not be started (err says why). */
+int boot_run(const struct boot_req *r, struct boot_outcome *out, char *err, size_t errlen);
+
+#endif

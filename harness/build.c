@@ -1,0 +1,256 @@
+/* build: see build.h. */
+#define _GNU_SOURCE
+#include "build.h"
+#include "spawn.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { MAX_ARGS = 16 };
+
+/* make -C <tree> O=<build> ARCH=.. CROSS_COMPILE=.. plus extra words. Strings are owned by
+ * the caller's vector "own" and freed with free_args. */
+static int make_args(const struct build_ctx *b, const char **argv, char **own, int nextra,
+		     char **extra)
+{
+	int n = 0, k = 0;
+
+	argv[n++] = b->make;
+	argv[n++] = "-C";
+	argv[n++] = b->tree->path;
+	argv[n++] = own[k++] = xasprintf("O=%s", b->build_dir);
+	argv[n++] = own[k++] = xasprintf("ARCH=%s", b->arch->kernel_arch);
+	argv[n++] = own[k++] = xasprintf("CROSS_COMPILE=%s", b->arch->cross_compile);
+	for (int i = 0; i < nextra; i++)
+		argv[n++] = own[k++] = extra[i];
+	argv[n] = NULL;
+	own[k] = NULL;
+	return n;
+}
+
+static void free_args(char **own)
+{
+	for (int i = 0; own[i]; i++)
+		free(own[i]);
+}
+
+/* Runs a config target; its output is appended to work_dir/kconfig.log. */
+static int run_config(const struct build_ctx *b, int nextra, char **extra, char *err,
+		      size_t errlen)
+{
+	const char *argv[MAX_ARGS];
+	char *own[MAX_ARGS];
+	char *log = xasprintf("%s/kconfig.log", b->work_dir);
+	struct spawn_result res;
+	int rc = 0;
+
+	make_args(b, argv, own, nextra, extra);
+	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 600 }, &res)) {
+		snprintf(err, errlen, "cannot run '%s': %s; install make (apt-get install make)",
+			 b->make, strerror(errno));
+		rc = -1;
+	} else if (res.status) {
+		snprintf(err, errlen, "'%s %s' failed for %s with status %d; see %s", b->make,
+			 extra[nextra - 1], b->arch->name, res.status, log);
+		rc = -1;
+	}
+	free_args(own);
+	free(log);
+	return rc;
+}
+
+static int ensure_dirs(const struct build_ctx *b, char *err, size_t errlen)
+{
+	if (mkdir_p(b->build_dir) || mkdir_p(b->work_dir)) {
+		snprintf(err, errlen, "cannot create build directories under '%s': %s",
+			 b->work_dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+char *build_base_config(const struct build_ctx *b, char *const *fragments, char *err,
+			size_t errlen)
+{
+	char *frag_path = xasprintf("%s/base.fragment", b->work_dir);
+	char *base_path = xasprintf("%s/base.config", b->work_dir);
+	struct strbuf frag = { 0 };
+	char *text = NULL;
+
+	if (ensure_dirs(b, err, errlen))
+		goto out;
+	for (int i = 0; fragments[i]; i++) {
+		char *t = read_file(fragments[i], NULL);
+
+		if (!t) {
+			snprintf(err, errlen, "cannot read base fragment '%s': %s", fragments[i],
+				 strerror(errno));
+			goto out;
+		}
+		sb_printf(&frag, "# from %s\n%s\n", fragments[i], t);
+		free(t);
+	}
+	if (write_file_atomic(frag_path, frag.s, frag.len)) {
+		snprintf(err, errlen, "cannot write '%s': %s", frag_path, strerror(errno));
+		goto out;
+	}
+	{
+		char *extra[] = { xasprintf("KCONFIG_ALLCONFIG=%s", frag_path),
+				  xasprintf("KCONFIG_CONFIG=%s", base_path), xstrdup("allnoconfig") };
+
+		if (run_config(b, 3, extra, err, errlen))
+			goto out;
+	}
+	text = read_file(base_path, NULL);
+	if (!text)
+		snprintf(err, errlen, "allnoconfig wrote no '%s'", base_path);
+out:
+	sb_free(&frag);
+	free(frag_path);
+	free(base_path);
+	return text;
+}
+
+char *build_resolve(const struct build_ctx *b, const char *requested, const char *out_path,
+		    char *err, size_t errlen)
+{
+	char *extra[] = { xasprintf("KCONFIG_CONFIG=%s", out_path), xstrdup("olddefconfig") };
+	char *text;
+
+	if (write_file_atomic(out_path, requested, strlen(requested))) {
+		snprintf(err, errlen, "cannot write '%s': %s", out_path, strerror(errno));
+		free(extra[0]);
+		free(extra[1]);
+		return NULL;
+	}
+	if (run_config(b, 2, extra, err, errlen))
+		return NULL;
+	text = read_file(out_path, NULL);
+	if (!text)
+		snprintf(err, errlen, "olddefconfig left no '%s'", out_path);
+	return text;
+}
+
+/* Copies the config into the build directory unless it is already there byte for byte. */
+static int install_config(const struct build_ctx *b, const char *config_path)
+{
+	char *dot = xasprintf("%s/.config", b->build_dir);
+	char *want = read_file(config_path, NULL), *have = read_file(dot, NULL);
+	int rc = 0;
+
+	if (!want)
+		rc = -1;
+	else if (!have || strcmp(want, have))
+		rc = write_file_atomic(dot, want, strlen(want));
+	free(dot);
+	free(want);
+	free(have);
+	return rc;
+}
+
+int build_kernel(const struct build_ctx *b, const char *config_path, const char *tag,
+		 const char *log_path, const char *image_out, struct build_outcome *out, char *err,
+		 size_t errlen)
+{
+	char *extra[] = { xasprintf("-j%d", b->jobs), xasprintf("KBUILD_BUILD_TIMESTAMP=kcmpm-%s", tag),
+			  xstrdup("KBUILD_BUILD_USER=kcmp-matrix"),
+			  xstrdup("KBUILD_BUILD_HOST=kcmp-matrix"), xstrdup(b->arch->make_target) };
+	const char *argv[MAX_ARGS];
+	char *own[MAX_ARGS];
+	char *image = xasprintf("%s/%s", b->build_dir, b->arch->image);
+	struct spawn_result res;
+	int rc = 0;
+
+	*out = (struct build_outcome){ 0 };
+	err[0] = 0;
+	make_args(b, argv, own, 5, extra);
+	unlink(log_path);
+	if (ensure_dirs(b, err, errlen) || install_config(b, config_path)) {
+		if (!*err)
+			snprintf(err, errlen, "cannot install '%s' in '%s': %s", config_path,
+				 b->build_dir, strerror(errno));
+		rc = -1;
+		goto out;
+	}
+	/* A stale image from an earlier cell must never stand in for this one. */
+	unlink(image);
+	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log_path }, &res)) {
+		snprintf(err, errlen, "cannot run '%s': %s; install make (apt-get install make)",
+			 b->make, strerror(errno));
+		rc = -1;
+		goto out;
+	}
+	out->seconds = res.seconds;
+	if (res.status == 0 && copy_file(image, image_out) == 0) {
+		out->ok = 1;
+	} else {
+		char *log = read_file(log_path, NULL);
+
+		if (res.status == 0)
+			snprintf(out->first_error, sizeof(out->first_error),
+				 "make succeeded but left no %s", b->arch->image);
+		else
+			build_first_error(log ? log : "", b->tree->path, out->first_error,
+					  sizeof(out->first_error));
+		free(log);
+	}
+out:
+	free_args(own);
+	free(image);
+	return rc;
+}
+
+static int is_error_line(const char *s, size_t n)
+{
+	static const char *const marks[] = { ": error: ", ": fatal error: ", "undefined reference to",
+					     "multiple definition of", "Error: " };
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if (memmem(s, n, marks[i], strlen(marks[i])))
+			return 1;
+	return 0;
+}
+
+void build_first_error(const char *log, const char *tree_path, char *buf, size_t len)
+{
+	const char *make_line = NULL, *last = NULL, *found = NULL;
+	size_t make_len = 0, last_len = 0, found_len = 0, tlen = strlen(tree_path);
+
+	for (const char *p = log; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (n) {
+			last = p;
+			last_len = n;
+		}
+		if (!found && is_error_line(p, n)) {
+			found = p;
+			found_len = n;
+		}
+		if (!make_line && memmem(p, n, "*** ", 4)) {
+			make_line = p;
+			make_len = n;
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	if (!found) {
+		found = make_line ? make_line : last;
+		found_len = make_line ? make_len : last_len;
+	}
+	if (!found) {
+		snprintf(buf, len, "build failed with an empty log");
+		return;
+	}
+	if (found_len > tlen + 1 && !strncmp(found, tree_path, tlen) && found[tlen] == '/') {
+		found += tlen + 1;
+		found_len -= tlen + 1;
+	}
+	snprintf(buf, len, "%.*s", (int)found_len, found);
+}

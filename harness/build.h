@@ -1,0 +1,52 @@
+/* build: everything that runs the kernel's make: the base config, each cell's resolved config,
+ * and the kernel itself. One build directory per (tree, variant, arch) is reused for every
+ * cell, so Kbuild recompiles only what a cell's config changes.
+ *
+ * Each kernel is built with KBUILD_BUILD_TIMESTAMP=kcmpm-<config tag>, so its version string
+ * (uname -v, the "Linux version" banner) names the configuration it was built from, and a
+ * guest can tell the harness which kernel it really booted.
+ */
+#ifndef KCMPM_BUILD_H
+#define KCMPM_BUILD_H
+
+#include "matrix.h"
+#include "tree.h"
+
+#include <stddef.h>
+
+struct build_ctx {
+	const struct tree *tree;
+	const struct arch *arch;
+	const char *make;	/* the make program */
+	int jobs;
+	char *build_dir;	/* O= */
+	char *work_dir;		/* configs and logs of this (tree, variant, arch) */
+};
+
+struct build_outcome {
+	int ok;
+	double seconds;
+	char first_error[512];	/* when !ok: the first compiler/linker error line */
+};
+
+/* Makes the full base config from the fragments (allnoconfig + KCONFIG_ALLCONFIG). Returns the
+ * text (caller frees) or NULL with a message in err. */
+char *build_base_config(const struct build_ctx *b, char *const *fragments, char *err,
+			size_t errlen);
+
+/* Resolves a requested config with olddefconfig into out_path; returns its text or NULL. */
+char *build_resolve(const struct build_ctx *b, const char *requested, const char *out_path,
+		    char *err, size_t errlen);
+
+/* Builds the kernel for the config at config_path into image_out. The log goes to log_path.
+ * Returns -1 only when make could not be started at all (err says why). */
+int build_kernel(const struct build_ctx *b, const char *config_path, const char *tag,
+		 const char *log_path, const char *image_out, struct build_outcome *out, char *err,
+		 size_t errlen);
+
+/* The first line of a build log that says what went wrong: a compiler or linker error if there
+ * is one, else make's first "***" line, else the last line. The tree's path prefix is dropped.
+ * Writes into buf. */
+void build_first_error(const char *log, const char *tree_path, char *buf, size_t len);
+
+#endif

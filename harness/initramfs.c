@@ -1,0 +1,66 @@
+/* initramfs: see initramfs.h. Format: the kernel's Documentation/driver-api/early-userspace/
+ * buffer-format.rst ("newc": magic 070701, thirteen 8-digit hex fields, name, data, each
+ * padded to 4 bytes). */
+#define _GNU_SOURCE
+#include "initramfs.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+static void pad4(struct strbuf *sb)
+{
+	static const char zeros[4];
+
+	sb_add(sb, zeros, (4 - sb->len % 4) % 4);
+}
+
+static void add_entry(struct strbuf *sb, unsigned ino, unsigned mode, unsigned rmajor,
+		      unsigned rminor, const char *name, const char *data, size_t len)
+{
+	char hdr[111];
+	size_t namesize = strlen(name) + 1;
+
+	snprintf(hdr, sizeof(hdr),
+		 "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X", ino, mode, 0u, 0u,
+		 S_ISDIR(mode) ? 2u : 1u, 0u, (unsigned)len, 0u, 0u, rmajor, rminor,
+		 (unsigned)namesize, 0u);
+	sb_add(sb, hdr, 110);
+	sb_add(sb, name, namesize);
+	pad4(sb);
+	if (len) {
+		sb_add(sb, data, len);
+		pad4(sb);
+	}
+}
+
+char *initramfs_build(const char *init, size_t init_len, size_t *out_len)
+{
+	struct strbuf sb = { 0 };
+
+	add_entry(&sb, 1, S_IFDIR | 0755, 0, 0, "dev", NULL, 0);
+	add_entry(&sb, 2, S_IFCHR | 0600, 5, 1, "dev/console", NULL, 0);
+	add_entry(&sb, 3, S_IFDIR | 0755, 0, 0, "proc", NULL, 0);
+	add_entry(&sb, 4, S_IFREG | 0755, 0, 0, "init", init, init_len);
+	add_entry(&sb, 5, 0, 0, 0, "TRAILER!!!", NULL, 0);
+	*out_len = sb.len;
+	return sb.s;
+}
+
+int initramfs_write(const char *init_path, const char *out_path)
+{
+	size_t len, out_len;
+	char *init = read_file(init_path, &len), *cpio;
+	int r;
+
+	if (!init)
+		return -1;
+	cpio = initramfs_build(init, len, &out_len);
+	r = write_file_atomic(out_path, cpio, out_len);
+	free(init);
+	free(cpio);
+	return r;
+}

@@ -1,0 +1,131 @@
+/* judge: see judge.h. */
+#define _GNU_SOURCE
+#include "judge.h"
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *judge_epoll_tfd(char kcmp, char epoll)
+{
+	if (kcmp != 'y')
+		return "enosys";
+	return epoll == 'y' ? "works" : "eopnotsupp";
+}
+
+static const char *presence(char v)
+{
+	return v == 'y' ? "works" : "enosys";
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* Appends "; text" to the reason. */
+static void add_reason(struct cell *c, const char *fmt, ...)
+{
+	size_t n = strlen(c->reason);
+	va_list ap;
+
+	if (n && n + 2 < sizeof(c->reason)) {
+		strcpy(c->reason + n, "; ");
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(c->reason + n, sizeof(c->reason) - n, fmt, ap);
+	va_end(ap);
+}
+
+static int set_early_failure(const struct judge_input *in, struct cell *c)
+{
+	const struct ktap_log *log = in->log;
+	char buf[256];
+	const char *problem;
+
+	if (in->build_error) {
+		c->status = CELL_BUILD_FAIL;
+		add_reason(c, "%s", in->build_error);
+		return 1;
+	}
+	if (log->crash) {
+		c->status = CELL_BOOT_FAIL;
+		add_reason(c, "kernel crashed: %s", log->crash);
+		return 1;
+	}
+	if (in->boot->timed_out) {
+		c->status = CELL_TIMEOUT;
+		add_reason(c, "guest did not power off within the boot timeout (%s)",
+			   log->versions ? "KTAP started" : "no KTAP output");
+		return 1;
+	}
+	problem = ktap_problem(log, buf, sizeof(buf));
+	if (problem) {
+		c->status = CELL_BOOT_FAIL;
+		add_reason(c, "%s (QEMU exit status %d)", problem, in->boot->status);
+		return 1;
+	}
+	return 0;
+}
+
+static void check_config_layer(const struct judge_input *in, struct cell *c)
+{
+	for (int s = 0; s < in->m->nsym; s++) {
+		char p = c->predicted.value[s], r = c->resolved[s];
+
+		if (p == r)
+			continue;
+		c->status = CELL_FAIL;
+		add_reason(c, "config: %s predicted %c, resolved %c (rules: %s)", in->m->sym[s],
+			   p ? p : '-', r ? r : '-', c->predicted.why[s]);
+	}
+}
+
+static void check_observed(struct cell *c, const char *what, const char *seen, const char *want,
+			   const char *because)
+{
+	if (!strcmp(seen, want))
+		return;
+	c->status = CELL_FAIL;
+	add_reason(c, "observed: %s %s, but the resolved config implies %s (%s)", what, seen, want,
+		   because);
+}
+
+void judge_cell(const struct judge_input *in, struct cell *c)
+{
+	const struct ktap_log *log = in->log;
+	const struct rules *rules = &in->m->variant[c->variant].rules;
+	const struct ktap_test *bad;
+	char kcmp, epoll;
+
+	c->reason[0] = 0;
+	c->status = CELL_PASS;
+	if (log) {
+		c->observed_kcmp = dup_or_null(log->observed_kcmp);
+		c->observed_epoll = dup_or_null(log->observed_epoll);
+		c->observed_epoll_tfd = dup_or_null(log->observed_epoll_tfd);
+		c->booted = dup_or_null(log->kernel);
+	}
+	if (set_early_failure(in, c))
+		return;
+	if (!log->kernel || !strstr(log->kernel, in->kernel_id)) {
+		c->status = CELL_FAIL;
+		add_reason(c, "identity: the guest booted '%s', not the kernel built for this cell "
+			   "(%s)", log->kernel ? log->kernel : "an unknown kernel", in->kernel_id);
+	}
+	check_config_layer(in, c);
+	rules_behaviour(rules, c->resolved, &kcmp, &epoll);
+	check_observed(c, "kcmp()", log->observed_kcmp, presence(kcmp), "syscall kcmp rule");
+	check_observed(c, "epoll", log->observed_epoll, presence(epoll), "syscall epoll rule");
+	check_observed(c, "KCMP_EPOLL_TFD", log->observed_epoll_tfd, judge_epoll_tfd(kcmp, epoll),
+		       "kernel/kcmp.c");
+	bad = ktap_first_failure(log);
+	if (bad) {
+		c->status = CELL_FAIL;
+		add_reason(c, "guest: not ok %d %s%s%s", bad->number, bad->name,
+			   bad->diag ? ": " : "", bad->diag ? bad->diag : "");
+	}
+}

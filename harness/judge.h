@@ -1,0 +1,33 @@
+/* judge: a cell's verdict from its four layers. Pure: no I/O.
+ *
+ *   requested  the combination            predicted  the rules applied to the request
+ *   resolved   the final .config          observed   what the guest saw
+ *
+ * PASS needs: the right kernel booted, predicted == resolved for every symbol, observed ==
+ * what the resolved config implies (through the rules' syscall lines), and every KTAP test ok.
+ * Otherwise FAIL, with every diverging layer named in the reason. A build, boot or timeout
+ * problem comes first and ends the judging, since later layers do not exist then.
+ */
+#ifndef KCMPM_JUDGE_H
+#define KCMPM_JUDGE_H
+
+#include "boot.h"
+#include "ktap.h"
+#include "plan.h"
+
+struct judge_input {
+	const struct matrix *m;
+	const char *build_error;	/* non-NULL: the kernel did not build */
+	const struct boot_outcome *boot;
+	const struct ktap_log *log;
+	const char *kernel_id;		/* the tag the kernel was built with */
+};
+
+/* Fills c->status, c->reason and the observed fields. c->predicted and c->resolved must be
+ * set. */
+void judge_cell(const struct judge_input *in, struct cell *c);
+
+/* The epoll_tfd answer that kcmp and epoll values imply: works, eopnotsupp or enosys. */
+const char *judge_epoll_tfd(char kcmp, char epoll);
+
+#endif

@@ -1,0 +1,202 @@
+/* ktap: see ktap.h. */
+#define _GNU_SOURCE
+#include "ktap.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const crash_marks[] = {
+	"Kernel panic", "Oops", "BUG:", "Unable to handle kernel", "general protection fault",
+	"Internal error:", "kernel BUG at", "Attempted to kill init",
+};
+
+static int starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* Skips a kernel "[    1.234567] " timestamp. */
+static const char *after_timestamp(const char *s)
+{
+	const char *p = s;
+
+	if (*p != '[')
+		return s;
+	while (*++p && (isdigit((unsigned char)*p) || *p == '.' || *p == ' '))
+		;
+	if (*p != ']')
+		return s;
+	p++;
+	while (*p == ' ')
+		p++;
+	return p;
+}
+
+static void parse_observed(struct ktap_log *log, const char *s)
+{
+	char *copy = xstrdup(s), *save = NULL;
+
+	for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(w, '='), **slot = NULL;
+
+		if (!eq)
+			continue;
+		*eq = 0;
+		if (!strcmp(w, "kcmp"))
+			slot = &log->observed_kcmp;
+		else if (!strcmp(w, "epoll"))
+			slot = &log->observed_epoll;
+		else if (!strcmp(w, "epoll_tfd"))
+			slot = &log->observed_epoll_tfd;
+		if (slot) {
+			free(*slot);
+			*slot = xstrdup(eq + 1);
+		}
+	}
+	free(copy);
+}
+
+/* "ok N name # directive" or "not ok N ..." */
+static int parse_result(struct ktap_log *log, const char *s)
+{
+	struct ktap_test t = { 0 };
+	const char *p = s, *hash;
+	char *end;
+	long n;
+
+	if (starts(p, "not ok "))
+		p += 7;
+	else if (starts(p, "ok "))
+		t.ok = 1, p += 3;
+	else
+		return 0;
+	n = strtol(p, &end, 10);
+	if (end == p || n <= 0 || (*end && *end != ' '))
+		return 0;
+	t.number = (int)n;
+	p = end;
+	while (*p == ' ' || *p == '-')
+		p++;
+	hash = strstr(p, " # ");
+	t.name = hash ? strndup(p, (size_t)(hash - p)) : xstrdup(p);
+	if (!t.name)
+		die("out of memory");
+	if (hash && !strncasecmp(hash + 3, "SKIP", 4))
+		t.skip = 1;
+	if (t.number != log->ntest + 1)
+		log->out_of_order = 1;
+	log->test = xrealloc(log->test, sizeof(t) * (size_t)(log->ntest + 1));
+	log->test[log->ntest++] = t;
+	return 1;
+}
+
+static void keep_first(char **slot, const char *s)
+{
+	if (!*slot)
+		*slot = xstrdup(s);
+}
+
+static void parse_line(struct ktap_log *log, const char *s)
+{
+	const char *body = after_timestamp(s);
+	struct ktap_test *last = log->ntest ? &log->test[log->ntest - 1] : NULL;
+
+	for (size_t i = 0; i < sizeof(crash_marks) / sizeof(crash_marks[0]); i++)
+		if (strstr(body, crash_marks[i]))
+			keep_first(&log->crash, body);
+	if (starts(body, "Linux version "))
+		keep_first(&log->banner, body);
+	if (starts(s, "KTAP version ")) {
+		log->versions++;
+	} else if (starts(s, "1..")) {
+		char *end;
+		long n = strtol(s + 3, &end, 10);
+
+		if (end != s + 3 && !*end && log->plan < 0)
+			log->plan = (int)n;
+	} else if (starts(s, "# kcmp-matrix kernel: ")) {
+		keep_first(&log->kernel, s + 22);
+	} else if (starts(s, "# kcmp-matrix observed: ")) {
+		parse_observed(log, s + 24);
+	} else if (!strcmp(s, "# kcmp-matrix: powering off")) {
+		log->powered_off = 1;
+	} else if (starts(s, "# ")) {
+		if (last && !last->ok && !last->diag)
+			last->diag = xstrdup(s + 2);
+	} else {
+		parse_result(log, s);
+	}
+}
+
+void ktap_parse(const char *text, size_t len, struct ktap_log *log)
+{
+	size_t i = 0;
+
+	*log = (struct ktap_log){ .plan = -1 };
+	while (i < len) {
+		size_t j = i, n;
+		char *line;
+
+		while (j < len && text[j] != '\n')
+			j++;
+		n = j - i;
+		while (n && (text[i + n - 1] == '\r' || text[i + n - 1] == ' '))
+			n--;
+		line = xmalloc(n + 1);
+		memcpy(line, text + i, n);
+		line[n] = 0;
+		/* A NUL byte from a garbled console ends the line early; that is fine. */
+		parse_line(log, line);
+		free(line);
+		i = j + 1;
+	}
+}
+
+void ktap_free(struct ktap_log *log)
+{
+	for (int i = 0; i < log->ntest; i++) {
+		free(log->test[i].name);
+		free(log->test[i].diag);
+	}
+	free(log->test);
+	free(log->kernel);
+	free(log->banner);
+	free(log->observed_kcmp);
+	free(log->observed_epoll);
+	free(log->observed_epoll_tfd);
+	free(log->crash);
+	*log = (struct ktap_log){ .plan = -1 };
+}
+
+const char *ktap_problem(const struct ktap_log *log, char *buf, size_t len)
+{
+	if (log->versions == 0)
+		snprintf(buf, len, "no KTAP output from the guest");
+	else if (log->versions > 1)
+		snprintf(buf, len, "KTAP header seen %d times: the guest started more than once",
+			 log->versions);
+	else if (log->plan < 0)
+		snprintf(buf, len, "KTAP output has no plan line");
+	else if (log->ntest != log->plan)
+		snprintf(buf, len, "KTAP plan 1..%d but %d results", log->plan, log->ntest);
+	else if (log->out_of_order)
+		snprintf(buf, len, "KTAP results out of order");
+	else if (!log->observed_kcmp || !log->observed_epoll || !log->observed_epoll_tfd)
+		snprintf(buf, len, "the guest did not report what it observed");
+	else if (!log->powered_off)
+		snprintf(buf, len, "the guest did not finish (no power-off line)");
+	else
+		return NULL;
+	return buf;
+}
+
+const struct ktap_test *ktap_first_failure(const struct ktap_log *log)
+{
+	for (int i = 0; i < log->ntest; i++)
+		if (!log->test[i].ok)
+			return &log->test[i];
+	return NULL;
+}

@@ -1,0 +1,53 @@
+/* ktap: the parser for a guest's serial console. Pure: text in, results out, no I/O.
+ *
+ * The console holds kernel messages and the guest's KTAP (Documentation/dev-tools/ktap.rst)
+ * interleaved. Unknown lines are ignored, a trailing '\r' is dropped, and so are kernel
+ * timestamps in front of crash messages. What counts:
+ *   "KTAP version 1"                       the start (a second one is an error)
+ *   "1..N"                                 the plan
+ *   "ok N name [# SKIP why]", "not ok N name [# directive]"
+ *   "# text" after a "not ok"              that test's diagnostic (the first one)
+ *   "# kcmp-matrix kernel: REL VERSION"    which kernel the guest booted
+ *   "# kcmp-matrix observed: k=v ..."      what the guest saw (kcmp, epoll, epoll_tfd)
+ *   "# kcmp-matrix: powering off"          the guest finished
+ *   "Linux version ..."                    the kernel's banner
+ *   a panic, oops or BUG line              the first one is kept
+ * The parser is strict about plans: ktap_problem() names any way the results do not add up.
+ */
+#ifndef KCMPM_KTAP_H
+#define KCMPM_KTAP_H
+
+#include <stddef.h>
+
+struct ktap_test {
+	int number;
+	int ok;
+	int skip;
+	char *name;
+	char *diag;	/* first diagnostic line after a failure, or NULL */
+};
+
+struct ktap_log {
+	int versions;		/* "KTAP version" lines seen */
+	int plan;		/* N of "1..N", or -1 */
+	int ntest;
+	struct ktap_test *test;
+	int out_of_order;	/* a result number was not the next one */
+	char *kernel;		/* from "# kcmp-matrix kernel:" */
+	char *banner;		/* the "Linux version" line */
+	char *observed_kcmp, *observed_epoll, *observed_epoll_tfd;
+	char *crash;		/* first panic/oops/BUG line */
+	int powered_off;
+};
+
+/* Parses len bytes of console text (need not be NUL-terminated). */
+void ktap_parse(const char *text, size_t len, struct ktap_log *log);
+void ktap_free(struct ktap_log *log);
+
+/* Why the log is not a complete, well-formed KTAP run (writes into buf), or NULL if it is. */
+const char *ktap_problem(const struct ktap_log *log, char *buf, size_t len);
+
+/* The first failed test, or NULL. */
+const struct ktap_test *ktap_first_failure(const struct ktap_log *log);
+
+#endif

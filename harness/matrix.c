@@ -1,0 +1,272 @@
+/* matrix: see matrix.h. */
+#define _GNU_SOURCE
+#include "matrix.h"
+#include "conf.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Copies words[from..] of a line into a NULL-terminated vector. */
+static char **words_from(const struct conf_line *l, int from)
+{
+	char **v = xcalloc((size_t)(l->nword - from + 1), sizeof(*v));
+
+	for (int i = from; i < l->nword; i++)
+		v[i - from] = xstrdup(l->word[i]);
+	return v;
+}
+
+static void free_vec(char **v)
+{
+	for (int i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int load_matrix_conf(const char *path, struct matrix *m, char ***arches, char ***variants,
+			    char *err, size_t errlen)
+{
+	struct conf_file cf;
+
+	if (conf_load(path, &cf, err, errlen))
+		return -1;
+	for (int i = 1; i < cf.nline; i++) {
+		const struct conf_line *l = &cf.line[i];
+		const char *kw = l->word[0];
+
+		if (l->nword < 2 || l->indented) {
+			snprintf(err, errlen, "%s:%d: expected 'KEY VALUE...'", path, l->lineno);
+			goto fail;
+		}
+		if (!strcmp(kw, "symbols")) {
+			if (l->nword - 1 > MAX_SYMBOLS) {
+				snprintf(err, errlen, "%s:%d: at most %d symbols", path, l->lineno,
+					 MAX_SYMBOLS);
+				goto fail;
+			}
+			m->nsym = l->nword - 1;
+			for (int s = 0; s < m->nsym; s++)
+				m->sym[s] = xstrdup(l->word[s + 1]);
+		} else if (!strcmp(kw, "arches")) {
+			*arches = words_from(l, 1);
+		} else if (!strcmp(kw, "variants")) {
+			*variants = words_from(l, 1);
+		} else if (!strcmp(kw, "base")) {
+			m->base = words_from(l, 1);
+		} else {
+			snprintf(err, errlen, "%s:%d: unknown key '%s' (expected symbols, arches, "
+				 "variants or base)", path, l->lineno, kw);
+			goto fail;
+		}
+	}
+	if (!m->nsym || !*arches || !*variants) {
+		snprintf(err, errlen, "%s: needs 'symbols', 'arches' and 'variants' lines", path);
+		goto fail;
+	}
+	conf_free(&cf);
+	return 0;
+fail:
+	conf_free(&cf);
+	return -1;
+}
+
+/* Sets one attribute of an arch from an indented line. */
+static int arch_attribute(struct arch *a, const struct conf_line *l, const char *where, char *err,
+			  size_t errlen)
+{
+	const char *kw = l->word[0];
+	char **one = NULL;
+
+	if (!strcmp(kw, "qemu") || !strcmp(kw, "append") || !strcmp(kw, "packages")) {
+		char ***slot = kw[0] == 'q' ? &a->qemu : kw[0] == 'a' ? &a->append : &a->packages;
+
+		free_vec(*slot);
+		*slot = words_from(l, 1);
+		return 0;
+	}
+	if (l->nword != 2) {
+		snprintf(err, errlen, "%s: '%s' takes exactly one value", where, kw);
+		return -1;
+	}
+	if (!strcmp(kw, "kernel-arch"))
+		one = &a->kernel_arch;
+	else if (!strcmp(kw, "cross-compile"))
+		one = &a->cross_compile;
+	else if (!strcmp(kw, "make-target"))
+		one = &a->make_target;
+	else if (!strcmp(kw, "image"))
+		one = &a->image;
+	else if (!strcmp(kw, "console"))
+		one = &a->console;
+	if (one) {
+		free(*one);
+		*one = xstrdup(strcmp(l->word[1], "-") ? l->word[1] : "");
+		return 0;
+	}
+	if (!strcmp(kw, "boot-timeout")) {
+		char *end;
+
+		a->boot_timeout = strtod(l->word[1], &end);
+		if (*end || a->boot_timeout <= 0) {
+			snprintf(err, errlen, "%s: boot-timeout must be a positive number of seconds",
+				 where);
+			return -1;
+		}
+		return 0;
+	}
+	snprintf(err, errlen, "%s: unknown arch attribute '%s'", where, kw);
+	return -1;
+}
+
+static int arch_complete(const struct arch *a, const char *path, char *err, size_t errlen)
+{
+	const char *missing = !a->kernel_arch ? "kernel-arch" : !a->cross_compile ? "cross-compile"
+			    : !a->make_target ? "make-target" : !a->image ? "image"
+			    : !a->qemu || !a->qemu[0] ? "qemu" : !a->console ? "console"
+			    : a->boot_timeout <= 0 ? "boot-timeout" : NULL;
+
+	if (!missing)
+		return 0;
+	snprintf(err, errlen, "%s: arch '%s' has no '%s' line", path, a->name, missing);
+	return -1;
+}
+
+static int load_arches(const char *path, struct matrix *m, char **wanted, char *err, size_t errlen)
+{
+	struct conf_file cf;
+	struct arch *cur = NULL;
+	int n = 0;
+
+	while (wanted[n])
+		n++;
+	m->arch = xcalloc((size_t)n, sizeof(*m->arch));
+	m->narch = n;
+	for (int i = 0; i < n; i++)
+		m->arch[i].name = xstrdup(wanted[i]);
+	if (conf_load(path, &cf, err, errlen))
+		return -1;
+	for (int i = 1; i < cf.nline; i++) {
+		const struct conf_line *l = &cf.line[i];
+		char where[512];
+
+		snprintf(where, sizeof(where), "%s:%d", path, l->lineno);
+		if (!l->indented) {
+			int a = l->nword == 2 && !strcmp(l->word[0], "arch")
+				? matrix_arch_index(m, l->word[1]) : -2;
+
+			if (a == -2) {
+				snprintf(err, errlen, "%s: expected 'arch NAME'", where);
+				goto fail;
+			}
+			cur = a >= 0 ? &m->arch[a] : NULL;	/* an arch the matrix does not use */
+			continue;
+		}
+		if (cur && arch_attribute(cur, l, where, err, errlen))
+			goto fail;
+	}
+	for (int i = 0; i < n; i++)
+		if (arch_complete(&m->arch[i], path, err, errlen))
+			goto fail;
+	conf_free(&cf);
+	return 0;
+fail:
+	conf_free(&cf);
+	return -1;
+}
+
+int matrix_load(const char *dir, struct matrix *m, char *err, size_t errlen)
+{
+	char **arches = NULL, **variants = NULL;
+	char *path = xasprintf("%s/matrix.conf", dir);
+	int rc = -1;
+
+	*m = (struct matrix){ 0 };
+	if (load_matrix_conf(path, m, &arches, &variants, err, errlen))
+		goto out;
+	free(path);
+	path = xasprintf("%s/arches.conf", dir);
+	if (load_arches(path, m, arches, err, errlen))
+		goto out;
+	while (variants[m->nvariant])
+		m->nvariant++;
+	m->variant = xcalloc((size_t)m->nvariant, sizeof(*m->variant));
+	for (int v = 0; v < m->nvariant; v++) {
+		struct variant *var = &m->variant[v];
+
+		var->name = xstrdup(variants[v]);
+		var->rules_path = xasprintf("%s/rules/%s.rules", dir, var->name);
+		if (rules_load(var->rules_path, m->nsym, (const char *const *)m->sym, &var->rules,
+			       err, errlen))
+			goto out;
+	}
+	if (!m->base)
+		m->base = xcalloc(1, sizeof(*m->base));
+	rc = 0;
+out:
+	free(path);
+	free_vec(arches);
+	free_vec(variants);
+	if (rc)
+		matrix_free(m);
+	return rc;
+}
+
+void matrix_free(struct matrix *m)
+{
+	for (int s = 0; s < m->nsym; s++)
+		free(m->sym[s]);
+	for (int i = 0; i < m->narch; i++) {
+		struct arch *a = &m->arch[i];
+
+		free(a->name);
+		free(a->kernel_arch);
+		free(a->cross_compile);
+		free(a->make_target);
+		free(a->image);
+		free(a->console);
+		free_vec(a->qemu);
+		free_vec(a->append);
+		free_vec(a->packages);
+	}
+	free(m->arch);
+	for (int v = 0; v < m->nvariant; v++) {
+		free(m->variant[v].name);
+		free(m->variant[v].rules_path);
+		if (m->variant[v].rules.path)
+			rules_free(&m->variant[v].rules);
+	}
+	free(m->variant);
+	free_vec(m->base);
+	*m = (struct matrix){ 0 };
+}
+
+static int find_name(char *const *names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
+int matrix_arch_index(const struct matrix *m, const char *name)
+{
+	for (int i = 0; i < m->narch; i++)
+		if (!strcmp(m->arch[i].name, name))
+			return i;
+	return -1;
+}
+
+int matrix_variant_index(const struct matrix *m, const char *name)
+{
+	for (int i = 0; i < m->nvariant; i++)
+		if (!strcmp(m->variant[i].name, name))
+			return i;
+	return -1;
+}
+
+int matrix_symbol_index(const struct matrix *m, const char *name)
+{
+	return find_name(m->sym, m->nsym, name);
+}

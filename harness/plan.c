@@ -1,0 +1,144 @@
+/* plan: see plan.h. */
+#define _GNU_SOURCE
+#include "plan.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void plan_combo_values(int nsym, unsigned combo, char *values)
+{
+	for (int i = 0; i < nsym; i++)
+		values[i] = (combo >> (nsym - 1 - i)) & 1 ? 'y' : 'n';
+}
+
+char *plan_combo_name(const struct matrix *m, unsigned combo)
+{
+	struct strbuf sb = { 0 };
+	char v[MAX_SYMBOLS];
+
+	plan_combo_values(m->nsym, combo, v);
+	for (int i = 0; i < m->nsym; i++)
+		sb_printf(&sb, "%s%s=%c", i ? "," : "", m->sym[i], v[i]);
+	return sb.s;
+}
+
+/* Parses "SYM=y,SYM=n" into a mask of constrained symbols and their wanted values. */
+static int parse_only(const struct matrix *m, const char *only, unsigned *mask, unsigned *want,
+		      char *err, size_t errlen)
+{
+	char *copy = xstrdup(only), *save = NULL;
+	int rc = 0;
+
+	*mask = *want = 0;
+	for (char *w = strtok_r(copy, ",", &save); w && !rc; w = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(w, '=');
+		int s;
+
+		if (eq)
+			*eq = 0;
+		s = matrix_symbol_index(m, w);
+		if (!eq || s < 0 || (strcmp(eq + 1, "y") && strcmp(eq + 1, "n"))) {
+			snprintf(err, errlen, "ONLY: bad term '%s%s%s'; expected SYMBOL=y or SYMBOL=n "
+				 "with a symbol from matrix/matrix.conf, joined by commas", w,
+				 eq ? "=" : "", eq ? eq + 1 : "");
+			rc = -1;
+			break;
+		}
+		*mask |= 1u << (m->nsym - 1 - s);
+		if (eq[1] == 'y')
+			*want |= 1u << (m->nsym - 1 - s);
+	}
+	free(copy);
+	return rc;
+}
+
+/* Turns a list of names into a 0/1 selection over count items; NULL selects all. */
+static int select_names(char **names, int count, int (*index)(const struct matrix *, const char *),
+			const struct matrix *m, const char *what, int *selected, char *err,
+			size_t errlen)
+{
+	for (int i = 0; i < count; i++)
+		selected[i] = names == NULL;
+	for (int i = 0; names && names[i]; i++) {
+		int k = index(m, names[i]);
+
+		if (k < 0) {
+			snprintf(err, errlen, "unknown %s '%s' (matrix/matrix.conf lists the known ones)",
+				 what, names[i]);
+			return -1;
+		}
+		selected[k] = 1;
+	}
+	return 0;
+}
+
+int plan_make(const struct matrix *m, const struct plan_filter *f, struct plan *p, char *err,
+	      size_t errlen)
+{
+	int arch_on[m->narch], variant_on[m->nvariant];
+	unsigned mask = 0, want = 0, ncombo = 1u << m->nsym;
+
+	*p = (struct plan){ 0 };
+	if (select_names(f->arches, m->narch, matrix_arch_index, m, "arch", arch_on, err, errlen) ||
+	    select_names(f->variants, m->nvariant, matrix_variant_index, m, "variant", variant_on,
+			 err, errlen))
+		return -1;
+	if (f->only && *f->only && parse_only(m, f->only, &mask, &want, err, errlen))
+		return -1;
+	p->combo = xcalloc(ncombo, sizeof(*p->combo));
+	for (unsigned c = 0; c < ncombo; c++)
+		if ((c & mask) == want)
+			p->combo[p->ncombo++] = c;
+	p->cell = xcalloc((size_t)(m->narch * m->nvariant * p->ncombo), sizeof(*p->cell));
+	for (int v = 0; v < m->nvariant; v++)
+		for (int a = 0; a < m->narch; a++)
+			for (int k = 0; k < p->ncombo && variant_on[v] && arch_on[a]; k++) {
+				struct cell *c = &p->cell[p->ncell++];
+
+				c->variant = v;
+				c->arch = a;
+				c->combo = p->combo[k];
+				plan_combo_values(m->nsym, c->combo, c->requested);
+				if (rules_predict(&m->variant[v].rules, c->requested, &c->predicted,
+						  err, errlen)) {
+					plan_free(p);
+					return -1;
+				}
+			}
+	if (p->ncell == 0) {
+		snprintf(err, errlen, "the filters select no cell; check ARCH, VARIANTS and ONLY");
+		plan_free(p);
+		return -1;
+	}
+	return 0;
+}
+
+void plan_free(struct plan *p)
+{
+	for (int i = 0; i < p->ncell; i++) {
+		struct cell *c = &p->cell[i];
+
+		free(c->observed_kcmp);
+		free(c->observed_epoll);
+		free(c->observed_epoll_tfd);
+		free(c->booted);
+		free(c->dir);
+	}
+	free(p->cell);
+	free(p->combo);
+	*p = (struct plan){ 0 };
+}
+
+const char *cell_status_name(enum cell_status s)
+{
+	static const char *const names[] = {
+		[CELL_PENDING] = "PENDING",	   [CELL_PASS] = "PASS",
+		[CELL_FAIL] = "FAIL",		   [CELL_BUILD_FAIL] = "BUILD_FAIL",
+		[CELL_BOOT_FAIL] = "BOOT_FAIL",	   [CELL_TIMEOUT] = "TIMEOUT",
+		[CELL_CONFIG_FAIL] = "CONFIG_FAIL",
+	};
+
+	return names[s];
+}

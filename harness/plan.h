@@ -1,0 +1,69 @@
+/* plan: the cells of a run. A cell is one combination of the matrix symbols, requested on one
+ * arch for one variant; it carries everything the later stages find out about it.
+ *
+ * Combination c requests symbol i as 'y' when bit (nsym-1-i) of c is set, so combination 0 is
+ * all n and the table reads like a truth table.
+ */
+#ifndef KCMPM_PLAN_H
+#define KCMPM_PLAN_H
+
+#include "matrix.h"
+#include "rules.h"
+
+#include <stddef.h>
+
+enum cell_status {
+	CELL_PENDING,
+	CELL_PASS,
+	CELL_FAIL,		/* built and booted, but a layer disagrees */
+	CELL_BUILD_FAIL,	/* the kernel did not build */
+	CELL_BOOT_FAIL,		/* the guest crashed or did not complete its KTAP plan */
+	CELL_TIMEOUT,		/* the guest did not finish within the arch's boot-timeout */
+	CELL_CONFIG_FAIL,	/* Kconfig could not resolve the cell's configuration */
+};
+
+struct cell {
+	int arch, variant;
+	unsigned combo;
+	char requested[MAX_SYMBOLS];	/* 'y'/'n' */
+	struct prediction predicted;	/* from the variant's rules */
+	char resolved[MAX_SYMBOLS];	/* from the final .config: 'y'/'n'/'m', 0 = no symbol */
+	char config_tag[17];		/* content hash of the final .config */
+	char *observed_kcmp;		/* from the guest, NULL if it never said */
+	char *observed_epoll;
+	char *observed_epoll_tfd;
+	char *booted;			/* the kernel the guest reported */
+	enum cell_status status;
+	char reason[1024];
+	char *dir;			/* this cell's directory under results/ */
+	double build_seconds, boot_seconds;
+};
+
+/* Which cells to run: NULL lists mean all. only is a pattern like "EXPERT=y,DRM=n". */
+struct plan_filter {
+	char **arches;
+	char **variants;
+	const char *only;
+};
+
+struct plan {
+	int ncell;
+	struct cell *cell;
+	int ncombo;		/* combinations that passed the filter */
+	unsigned *combo;
+};
+
+/* Makes the cells and their predictions. Returns -1 with a message in err (unknown arch,
+ * variant or symbol, bad pattern, a rules cycle). */
+int plan_make(const struct matrix *m, const struct plan_filter *f, struct plan *p, char *err,
+	      size_t errlen);
+void plan_free(struct plan *p);
+
+/* requested values of combination c */
+void plan_combo_values(int nsym, unsigned combo, char *values);
+/* "EXPERT=y,KCMP=n,..." for a combination; caller frees. */
+char *plan_combo_name(const struct matrix *m, unsigned combo);
+
+const char *cell_status_name(enum cell_status s);
+
+#endif

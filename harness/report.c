@@ -1,0 +1,236 @@
+/* report: see report.h. */
+#define _GNU_SOURCE
+#include "report.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The cell of the plan for (variant, arch, combo), or NULL. */
+static const struct cell *find_cell(const struct plan *p, int v, int a, unsigned combo)
+{
+	for (int i = 0; i < p->ncell; i++)
+		if (p->cell[i].variant == v && p->cell[i].arch == a && p->cell[i].combo == combo)
+			return &p->cell[i];
+	return NULL;
+}
+
+static void cell_text(struct strbuf *sb, const struct matrix *m, const struct cell *c)
+{
+	sb_printf(sb, "%s", cell_status_name(c->status));
+	if (c->observed_kcmp)
+		sb_printf(sb, " kcmp=%s", c->observed_kcmp);
+	for (int s = 0; s < m->nsym; s++)
+		if (c->resolved[s] && c->resolved[s] != c->requested[s])
+			sb_printf(sb, " %s→%c", m->sym[s], c->resolved[s]);
+}
+
+/* Columns: every (variant, arch) that has at least one cell, in matrix order. */
+static int columns(const struct matrix *m, const struct plan *p, int *col_v, int *col_a)
+{
+	int n = 0;
+
+	for (int v = 0; v < m->nvariant; v++)
+		for (int a = 0; a < m->narch; a++)
+			for (int i = 0; i < p->ncell; i++)
+				if (p->cell[i].variant == v && p->cell[i].arch == a) {
+					col_v[n] = v;
+					col_a[n++] = a;
+					break;
+				}
+	return n;
+}
+
+char *report_table(const struct matrix *m, const struct plan *p)
+{
+	int col_v[m->nvariant * m->narch], col_a[m->nvariant * m->narch];
+	int ncol = columns(m, p, col_v, col_a);
+	int count[CELL_CONFIG_FAIL + 1] = { 0 };
+	struct strbuf sb = { 0 };
+
+	sb_printf(&sb, "|");
+	for (int s = 0; s < m->nsym; s++)
+		sb_printf(&sb, " %s |", m->sym[s]);
+	for (int k = 0; k < ncol; k++)
+		sb_printf(&sb, " %s %s |", m->arch[col_a[k]].name, m->variant[col_v[k]].name);
+	sb_printf(&sb, "\n|");
+	for (int k = 0; k < m->nsym + ncol; k++)
+		sb_printf(&sb, "---|");
+	sb_printf(&sb, "\n");
+	for (int r = 0; r < p->ncombo; r++) {
+		char v[MAX_SYMBOLS];
+
+		plan_combo_values(m->nsym, p->combo[r], v);
+		sb_printf(&sb, "|");
+		for (int s = 0; s < m->nsym; s++)
+			sb_printf(&sb, " %c |", v[s]);
+		for (int k = 0; k < ncol; k++) {
+			const struct cell *c = find_cell(p, col_v[k], col_a[k], p->combo[r]);
+
+			sb_printf(&sb, " ");
+			if (c)
+				cell_text(&sb, m, c);
+			sb_printf(&sb, " |");
+		}
+		sb_printf(&sb, "\n");
+	}
+	sb_printf(&sb, "\nA mark like KCMP→y: the cell requested KCMP=n and Kconfig resolved it to y.\n");
+	for (int i = 0; i < p->ncell; i++) {
+		const struct cell *c = &p->cell[i];
+		char *name;
+
+		count[c->status]++;
+		if (c->status == CELL_PASS)
+			continue;
+		name = plan_combo_name(m, c->combo);
+		sb_printf(&sb, "%s %s %s %s: %s\n", cell_status_name(c->status), m->arch[c->arch].name,
+			  m->variant[c->variant].name, name, c->reason);
+		free(name);
+	}
+	sb_printf(&sb, "\n%d cells:", p->ncell);
+	for (int s = CELL_PASS; s <= CELL_CONFIG_FAIL; s++)
+		if (count[s])
+			sb_printf(&sb, " %d %s", count[s], cell_status_name(s));
+	if (count[CELL_PENDING])
+		sb_printf(&sb, " %d not run", count[CELL_PENDING]);
+	sb_printf(&sb, "\n");
+	return sb.s;
+}
+
+char *report_json_string(const char *s)
+{
+	struct strbuf sb = { 0 };
+
+	if (!s) {
+		sb_add(&sb, "null", 4);
+		return sb.s;
+	}
+	sb_add(&sb, "\"", 1);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			sb_printf(&sb, "\\%c", *p);
+		else if (*p == '\n')
+			sb_add(&sb, "\\n", 2);
+		else if (*p < 0x20 || *p == 0x7f)
+			sb_printf(&sb, "\\u%04x", *p);
+		else
+			sb_add(&sb, (const char *)p, 1);
+	}
+	sb_add(&sb, "\"", 1);
+	return sb.s;
+}
+
+static void json_field(struct strbuf *sb, const char *key, const char *value, int last)
+{
+	char *v = report_json_string(value);
+
+	sb_printf(sb, "\"%s\": %s%s", key, v, last ? "" : ", ");
+	free(v);
+}
+
+/* {"EXPERT": "y", ...} with 0 as null */
+static void json_values(struct strbuf *sb, const struct matrix *m, const char *values)
+{
+	sb_printf(sb, "{");
+	for (int s = 0; s < m->nsym; s++) {
+		char v[2] = { values[s], 0 };
+
+		json_field(sb, m->sym[s], values[s] ? v : NULL, s == m->nsym - 1);
+	}
+	sb_printf(sb, "}");
+}
+
+static void json_cell(struct strbuf *sb, const struct matrix *m, const struct cell *c)
+{
+	char kcmp[2] = { c->predicted.kcmp, 0 }, epoll[2] = { c->predicted.epoll, 0 };
+	char *combo = plan_combo_name(m, c->combo);
+
+	sb_printf(sb, "    {");
+	json_field(sb, "arch", m->arch[c->arch].name, 0);
+	json_field(sb, "variant", m->variant[c->variant].name, 0);
+	json_field(sb, "combination", combo, 0);
+	sb_printf(sb, "\"requested\": ");
+	json_values(sb, m, c->requested);
+	sb_printf(sb, ", \"predicted\": ");
+	json_values(sb, m, c->predicted.value);
+	sb_printf(sb, ", \"predicted_syscalls\": {");
+	json_field(sb, "kcmp", kcmp[0] == 'y' ? "works" : "enosys", 0);
+	json_field(sb, "epoll", epoll[0] == 'y' ? "works" : "enosys", 1);
+	sb_printf(sb, "}, \"explain\": {");
+	for (int s = 0; s < m->nsym; s++)
+		json_field(sb, m->sym[s], c->predicted.why[s], s == m->nsym - 1);
+	sb_printf(sb, "}, \"resolved\": ");
+	json_values(sb, m, c->resolved);
+	sb_printf(sb, ", \"observed\": {");
+	json_field(sb, "kcmp", c->observed_kcmp, 0);
+	json_field(sb, "epoll", c->observed_epoll, 0);
+	json_field(sb, "epoll_tfd", c->observed_epoll_tfd, 1);
+	sb_printf(sb, "}, ");
+	json_field(sb, "config_tag", c->config_tag[0] ? c->config_tag : NULL, 0);
+	json_field(sb, "booted", c->booted, 0);
+	json_field(sb, "status", cell_status_name(c->status), 0);
+	json_field(sb, "reason", c->reason, 0);
+	json_field(sb, "dir", c->dir, 0);
+	sb_printf(sb, "\"build_seconds\": %.1f, \"boot_seconds\": %.1f}", c->build_seconds,
+		  c->boot_seconds);
+	free(combo);
+}
+
+char *report_json(const struct matrix *m, const struct plan *p, const struct run_info *ri)
+{
+	struct strbuf sb = { 0 };
+
+	sb_printf(&sb, "{\n  \"schema\": 1,\n  ");
+	json_field(&sb, "kernel", ri->kernel_version, 0);
+	json_field(&sb, "tree", ri->tree_path, 0);
+	sb_printf(&sb, "\"seconds\": %.1f,\n  \"symbols\": [", ri->seconds);
+	for (int s = 0; s < m->nsym; s++)
+		sb_printf(&sb, "%s\"%s\"", s ? ", " : "", m->sym[s]);
+	sb_printf(&sb, "],\n  \"cells\": [\n");
+	for (int i = 0; i < p->ncell; i++) {
+		json_cell(&sb, m, &p->cell[i]);
+		sb_printf(&sb, "%s\n", i + 1 < p->ncell ? "," : "");
+	}
+	sb_printf(&sb, "  ]\n}\n");
+	return sb.s;
+}
+
+static void tsv_value(struct strbuf *sb, const char *s)
+{
+	sb_add(sb, "\t", 1);
+	if (!s || !*s) {
+		sb_add(sb, "-", 1);
+		return;
+	}
+	for (; *s; s++)
+		sb_add(sb, (*s == '\t' || *s == '\n') ? " " : s, 1);
+}
+
+char *report_tsv(const struct matrix *m, const struct plan *p)
+{
+	struct strbuf sb = { 0 };
+
+	sb_printf(&sb, "arch\tvariant\tcombination\tstatus\tkcmp\tepoll\tepoll_tfd\tresolved\treason\n");
+	for (int i = 0; i < p->ncell; i++) {
+		const struct cell *c = &p->cell[i];
+		char *combo = plan_combo_name(m, c->combo);
+		char resolved[MAX_SYMBOLS + 1];
+
+		for (int s = 0; s < m->nsym; s++)
+			resolved[s] = c->resolved[s] ? c->resolved[s] : '-';
+		resolved[m->nsym] = 0;
+		sb_printf(&sb, "%s", m->arch[c->arch].name);
+		tsv_value(&sb, m->variant[c->variant].name);
+		tsv_value(&sb, combo);
+		tsv_value(&sb, cell_status_name(c->status));
+		tsv_value(&sb, c->observed_kcmp);
+		tsv_value(&sb, c->observed_epoll);
+		tsv_value(&sb, c->observed_epoll_tfd);
+		tsv_value(&sb, resolved);
+		tsv_value(&sb, c->reason);
+		sb_add(&sb, "\n", 1);
+		free(combo);
+	}
+	return sb.s;
+}

@@ -1,0 +1,465 @@
+/* rules: see rules.h. */
+#define _GNU_SOURCE
+#include "rules.h"
+#include "conf.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum expr_op { E_CONST, E_SYM, E_NOT, E_AND, E_OR };
+
+struct expr {
+	enum expr_op op;
+	int sym;		/* E_SYM */
+	char value;		/* E_CONST: 'y' or 'n' */
+	struct expr *l, *r;
+};
+
+static void expr_free(struct expr *e)
+{
+	if (!e)
+		return;
+	expr_free(e->l);
+	expr_free(e->r);
+	free(e);
+}
+
+/* A recursive-descent parser over one line's text: or := and ('||' and)*, and := unary
+ * ('&&' unary)*, unary := '!' unary | '(' or ')' | SYMBOL | y | n. */
+struct parser {
+	const char *p;
+	const struct rules *r;
+	char *err;
+	size_t errlen;
+	const char *where;	/* "path:line" */
+};
+
+static void skip_space(struct parser *ps)
+{
+	while (isspace((unsigned char)*ps->p))
+		ps->p++;
+}
+
+static struct expr *mkexpr(enum expr_op op, struct expr *l, struct expr *r)
+{
+	struct expr *e = xcalloc(1, sizeof(*e));
+
+	e->op = op;
+	e->l = l;
+	e->r = r;
+	return e;
+}
+
+static struct expr *parse_or(struct parser *ps);
+
+static struct expr *parse_word(struct parser *ps)
+{
+	const char *s = ps->p;
+	size_t n = 0;
+	struct expr *e;
+
+	while (isalnum((unsigned char)s[n]) || s[n] == '_')
+		n++;
+	if (n == 0) {
+		snprintf(ps->err, ps->errlen, "%s: expected a symbol, y or n at '%s'", ps->where,
+			 *s ? s : "end of line");
+		return NULL;
+	}
+	ps->p += n;
+	e = mkexpr(E_CONST, NULL, NULL);
+	if (n == 1 && (s[0] == 'y' || s[0] == 'n')) {
+		e->value = s[0];
+		return e;
+	}
+	e->op = E_SYM;
+	for (int i = 0; i < ps->r->nsym; i++)
+		if (strlen(ps->r->names[i]) == n && !strncmp(ps->r->names[i], s, n)) {
+			e->sym = i;
+			return e;
+		}
+	snprintf(ps->err, ps->errlen, "%s: unknown symbol '%.*s' (rules may name only the matrix "
+		 "symbols listed in matrix/matrix.conf)", ps->where, (int)n, s);
+	free(e);
+	return NULL;
+}
+
+static struct expr *parse_unary(struct parser *ps)
+{
+	struct expr *e;
+
+	skip_space(ps);
+	if (*ps->p == '!') {
+		ps->p++;
+		e = parse_unary(ps);
+		return e ? mkexpr(E_NOT, e, NULL) : NULL;
+	}
+	if (*ps->p == '(') {
+		ps->p++;
+		e = parse_or(ps);
+		if (!e)
+			return NULL;
+		skip_space(ps);
+		if (*ps->p != ')') {
+			snprintf(ps->err, ps->errlen, "%s: missing ')'", ps->where);
+			expr_free(e);
+			return NULL;
+		}
+		ps->p++;
+		return e;
+	}
+	return parse_word(ps);
+}
+
+static struct expr *parse_binary(struct parser *ps, const char *tok, enum expr_op op,
+				 struct expr *(*next)(struct parser *))
+{
+	struct expr *e = next(ps);
+
+	while (e) {
+		struct expr *r;
+
+		skip_space(ps);
+		if (strncmp(ps->p, tok, 2))
+			break;
+		ps->p += 2;
+		r = next(ps);
+		if (!r) {
+			expr_free(e);
+			return NULL;
+		}
+		e = mkexpr(op, e, r);
+	}
+	return e;
+}
+
+static struct expr *parse_and(struct parser *ps)
+{
+	return parse_binary(ps, "&&", E_AND, parse_unary);
+}
+
+static struct expr *parse_or(struct parser *ps)
+{
+	return parse_binary(ps, "||", E_OR, parse_and);
+}
+
+static struct expr *parse_expr(const struct rules *r, const char *text, const char *where,
+			       char *err, size_t errlen)
+{
+	struct parser ps = { text, r, err, errlen, where };
+	struct expr *e = parse_or(&ps);
+
+	if (!e)
+		return NULL;
+	skip_space(&ps);
+	if (*ps.p) {
+		snprintf(err, errlen, "%s: unexpected '%s' after the expression", where, ps.p);
+		expr_free(e);
+		return NULL;
+	}
+	return e;
+}
+
+/* Splits "... if EXPR" at the word "if": returns EXPR's parse, or NULL with *ok=1 if none. */
+static struct expr *parse_if(const struct rules *r, const struct conf_line *l, int at,
+			     const char *where, int *ok, char *err, size_t errlen)
+{
+	struct expr *e;
+
+	*ok = 1;
+	if (at >= l->nword)
+		return NULL;
+	if (strcmp(l->word[at], "if") || at + 1 >= l->nword) {
+		snprintf(err, errlen, "%s: expected 'if EXPR' after '%s'", where, l->word[at - 1]);
+		*ok = 0;
+		return NULL;
+	}
+	e = parse_expr(r, conf_rest(l, at + 1), where, err, errlen);
+	*ok = e != NULL;
+	return e;
+}
+
+static int symbol_index(const struct rules *r, const char *name)
+{
+	for (int i = 0; i < r->nsym; i++)
+		if (!strcmp(r->names[i], name))
+			return i;
+	return -1;
+}
+
+/* One indented line inside "config SYM". */
+static int parse_attribute(struct rules *r, struct rule_symbol *s, const struct conf_line *l,
+			   const char *where, char *err, size_t errlen)
+{
+	const char *kw = l->word[0];
+	int ok = 1;
+
+	if (!strcmp(kw, "prompt")) {
+		s->has_prompt = 1;
+		s->prompt_if = parse_if(r, l, 1, where, &ok, err, errlen);
+	} else if (!strcmp(kw, "default")) {
+		struct rule_default d = { 0 };
+
+		if (l->nword < 2 || (strcmp(l->word[1], "y") && strcmp(l->word[1], "n"))) {
+			snprintf(err, errlen, "%s: expected 'default y' or 'default n'", where);
+			return -1;
+		}
+		d.value = l->word[1][0];
+		d.cond = parse_if(r, l, 2, where, &ok, err, errlen);
+		s->defaults = xrealloc(s->defaults, sizeof(d) * (size_t)(s->ndefault + 1));
+		s->defaults[s->ndefault++] = d;
+	} else if (!strcmp(kw, "depends")) {
+		if (l->nword < 3 || strcmp(l->word[1], "on")) {
+			snprintf(err, errlen, "%s: expected 'depends on EXPR'", where);
+			return -1;
+		}
+		s->depends = parse_expr(r, conf_rest(l, 2), where, err, errlen);
+		ok = s->depends != NULL;
+	} else if (!strcmp(kw, "selected-by")) {
+		struct rule_select sel = { 0 };
+
+		if (l->nword < 2 || (sel.by = symbol_index(r, l->word[1])) < 0) {
+			snprintf(err, errlen, "%s: expected 'selected-by SYMBOL' naming a matrix symbol, "
+				 "got '%s'", where, conf_rest(l, 1));
+			return -1;
+		}
+		sel.cond = parse_if(r, l, 2, where, &ok, err, errlen);
+		s->selects = xrealloc(s->selects, sizeof(sel) * (size_t)(s->nselect + 1));
+		s->selects[s->nselect++] = sel;
+	} else if (!strcmp(kw, "absent") && l->nword == 1) {
+		s->absent = 1;
+	} else {
+		snprintf(err, errlen, "%s: unknown attribute '%s' (expected prompt, default, depends "
+			 "on, selected-by or absent)", where, conf_rest(l, 0));
+		return -1;
+	}
+	return ok ? 0 : -1;
+}
+
+static int parse_syscall(struct rules *r, const struct conf_line *l, const char *where, char *err,
+			 size_t errlen)
+{
+	struct expr **slot = NULL;
+
+	if (l->nword >= 3 && !strcmp(l->word[1], "kcmp"))
+		slot = &r->kcmp;
+	else if (l->nword >= 3 && !strcmp(l->word[1], "epoll"))
+		slot = &r->epoll;
+	if (!slot) {
+		snprintf(err, errlen, "%s: expected 'syscall kcmp EXPR' or 'syscall epoll EXPR'",
+			 where);
+		return -1;
+	}
+	expr_free(*slot);
+	*slot = parse_expr(r, conf_rest(l, 2), where, err, errlen);
+	return *slot ? 0 : -1;
+}
+
+int rules_parse(const char *path, const char *text, int nsym, const char *const *names,
+		struct rules *r, char *err, size_t errlen)
+{
+	struct rule_symbol *cur = NULL;
+	struct conf_file cf;
+	int rc = 0;
+
+	*r = (struct rules){ .path = xstrdup(path), .nsym = nsym, .names = names };
+	if (conf_parse(path, text, &cf, err, errlen))
+		return -1;
+	for (int i = 1; i < cf.nline && rc == 0; i++) {
+		const struct conf_line *l = &cf.line[i];
+		char where[512];
+		int s;
+
+		snprintf(where, sizeof(where), "%s:%d", path, l->lineno);
+		if (l->indented) {
+			if (!cur) {
+				snprintf(err, errlen, "%s: indented line outside a 'config' block", where);
+				rc = -1;
+			} else {
+				rc = parse_attribute(r, cur, l, where, err, errlen);
+			}
+		} else if (!strcmp(l->word[0], "config") && l->nword == 2) {
+			if ((s = symbol_index(r, l->word[1])) < 0) {
+				snprintf(err, errlen, "%s: unknown symbol '%s' (not in matrix/matrix.conf's "
+					 "symbols)", where, l->word[1]);
+				rc = -1;
+			} else if (r->sym[s].defined) {
+				snprintf(err, errlen, "%s: second 'config %s' block", where, l->word[1]);
+				rc = -1;
+			} else {
+				cur = &r->sym[s];
+				cur->defined = 1;
+			}
+		} else if (!strcmp(l->word[0], "syscall")) {
+			cur = NULL;
+			rc = parse_syscall(r, l, where, err, errlen);
+		} else {
+			snprintf(err, errlen, "%s: unknown line '%s' (expected 'config SYMBOL' or "
+				 "'syscall kcmp|epoll EXPR')", where, conf_rest(l, 0));
+			rc = -1;
+		}
+	}
+	for (int s = 0; s < nsym && rc == 0; s++)
+		if (!r->sym[s].defined) {
+			snprintf(err, errlen, "%s: no 'config %s' block; every matrix symbol needs one "
+				 "(write 'absent' in it if the tree lacks the symbol)", path, names[s]);
+			rc = -1;
+		}
+	if (rc == 0 && (!r->kcmp || !r->epoll)) {
+		snprintf(err, errlen, "%s: missing 'syscall %s EXPR' line", path,
+			 r->kcmp ? "epoll" : "kcmp");
+		rc = -1;
+	}
+	conf_free(&cf);
+	if (rc)
+		rules_free(r);
+	return rc;
+}
+
+int rules_load(const char *path, int nsym, const char *const *names, struct rules *r, char *err,
+	       size_t errlen)
+{
+	char *text = read_file(path, NULL);
+	int rc;
+
+	if (!text) {
+		snprintf(err, errlen, "cannot read rules file '%s': %m", path);
+		return -1;
+	}
+	rc = rules_parse(path, text, nsym, names, r, err, errlen);
+	free(text);
+	return rc;
+}
+
+void rules_free(struct rules *r)
+{
+	for (int i = 0; i < MAX_SYMBOLS; i++) {
+		struct rule_symbol *s = &r->sym[i];
+
+		expr_free(s->prompt_if);
+		expr_free(s->depends);
+		for (int j = 0; j < s->ndefault; j++)
+			expr_free(s->defaults[j].cond);
+		for (int j = 0; j < s->nselect; j++)
+			expr_free(s->selects[j].cond);
+		free(s->defaults);
+		free(s->selects);
+	}
+	expr_free(r->kcmp);
+	expr_free(r->epoll);
+	free(r->path);
+	*r = (struct rules){ 0 };
+}
+
+/* Evaluation state: values computed so far, and which are in progress (cycle detection). */
+struct eval {
+	const struct rules *r;
+	const char *requested;
+	struct prediction *p;
+	char state[MAX_SYMBOLS];	/* 0 not started, 1 in progress, 2 done */
+	int cycle;
+};
+
+static char sym_value(struct eval *ev, int s);
+
+static int expr_true(struct eval *ev, const struct expr *e)
+{
+	switch (e->op) {
+	case E_CONST:
+		return e->value == 'y';
+	case E_SYM:
+		return sym_value(ev, e->sym) == 'y';
+	case E_NOT:
+		return !expr_true(ev, e->l);
+	case E_AND:
+		return expr_true(ev, e->l) && expr_true(ev, e->r);
+	case E_OR:
+		return expr_true(ev, e->l) || expr_true(ev, e->r);
+	}
+	return 0;
+}
+
+static char resolve(struct eval *ev, int s, char *why, size_t whylen)
+{
+	const struct rule_symbol *rs = &ev->r->sym[s];
+	const char *name = ev->r->names[s];
+	char req = ev->requested[s];
+
+	if (rs->absent) {
+		snprintf(why, whylen, "%s: not in this tree", name);
+		return 0;
+	}
+	for (int i = 0; i < rs->nselect; i++)
+		if (sym_value(ev, rs->selects[i].by) == 'y' &&
+		    (!rs->selects[i].cond || expr_true(ev, rs->selects[i].cond))) {
+			snprintf(why, whylen, "%s=y: selected by %s", name,
+				 ev->r->names[rs->selects[i].by]);
+			return 'y';
+		}
+	if (rs->depends && !expr_true(ev, rs->depends)) {
+		snprintf(why, whylen, "%s=n: its dependencies are not met", name);
+		return 'n';
+	}
+	if (rs->has_prompt && (!rs->prompt_if || expr_true(ev, rs->prompt_if))) {
+		snprintf(why, whylen, "%s=%c: as requested", name, req);
+		return req;
+	}
+	for (int i = 0; i < rs->ndefault; i++)
+		if (!rs->defaults[i].cond || expr_true(ev, rs->defaults[i].cond)) {
+			snprintf(why, whylen, "%s=%c: %s, default %c", name, rs->defaults[i].value,
+				 rs->has_prompt ? "prompt hidden" : "no prompt",
+				 rs->defaults[i].value);
+			return rs->defaults[i].value;
+		}
+	snprintf(why, whylen, "%s=n: %s, no default", name,
+		 rs->has_prompt ? "prompt hidden" : "no prompt");
+	return 'n';
+}
+
+static char sym_value(struct eval *ev, int s)
+{
+	if (ev->state[s] == 2)
+		return ev->p->value[s];
+	if (ev->state[s] == 1) {
+		ev->cycle = 1;
+		return 'n';
+	}
+	ev->state[s] = 1;
+	ev->p->value[s] = resolve(ev, s, ev->p->why[s], sizeof(ev->p->why[s]));
+	ev->state[s] = 2;
+	return ev->p->value[s];
+}
+
+int rules_predict(const struct rules *r, const char *requested, struct prediction *p, char *err,
+		  size_t errlen)
+{
+	struct eval ev = { .r = r, .requested = requested, .p = p };
+
+	*p = (struct prediction){ 0 };
+	for (int s = 0; s < r->nsym; s++)
+		sym_value(&ev, s);
+	if (ev.cycle) {
+		snprintf(err, errlen, "%s: the rules select or depend on each other in a cycle",
+			 r->path);
+		return -1;
+	}
+	p->kcmp = expr_true(&ev, r->kcmp) ? 'y' : 'n';
+	p->epoll = expr_true(&ev, r->epoll) ? 'y' : 'n';
+	return 0;
+}
+
+void rules_behaviour(const struct rules *r, const char *values, char *kcmp, char *epoll)
+{
+	struct prediction p = { 0 };
+	struct eval ev = { .r = r, .p = &p };
+
+	/* Values are given, not computed: mark every symbol done. */
+	for (int s = 0; s < r->nsym; s++) {
+		p.value[s] = values[s];
+		ev.state[s] = 2;
+	}
+	*kcmp = expr_true(&ev, r->kcmp) ? 'y' : 'n';
+	*epoll = expr_true(&ev, r->epoll) ? 'y' : 'n';
+}

@@ -1,0 +1,84 @@
+/* rules: a variant's Kconfig logic for the matrix symbols, and the prediction it makes.
+ *
+ * A rules file (matrix/rules/<variant>.rules) restates, for each matrix symbol, the parts of its
+ * Kconfig entry that decide its value, so a reviewer can check it against the tree by eye:
+ *
+ *   format 1
+ *   config KCMP                    one block per matrix symbol
+ *       prompt if EXPERT           the request is honoured while the condition holds
+ *                                  ("prompt" alone: always; no prompt line: never)
+ *       default y [if EXPR]        value when the request is not honoured (none: n)
+ *       depends on EXPR            n whenever EXPR is false (selects still win, as in Kconfig)
+ *       selected-by DRM [if EXPR]  y whenever DRM is y (and EXPR holds)
+ *       absent                     the symbol does not exist in this variant's tree
+ *   syscall kcmp EXPR              kcmp() exists exactly when EXPR holds
+ *   syscall epoll EXPR             epoll exists exactly when EXPR holds
+ *
+ * EXPR is built from matrix symbols, y, n, !, &&, || and parentheses. Every matrix symbol must
+ * have a block. Values are 'y', 'n', or 0 for a symbol that does not exist.
+ */
+#ifndef KCMPM_RULES_H
+#define KCMPM_RULES_H
+
+#include <stddef.h>
+
+enum { MAX_SYMBOLS = 8 };
+
+struct expr;
+
+struct rule_default {
+	char value;		/* 'y' or 'n' */
+	struct expr *cond;	/* NULL: always */
+};
+
+struct rule_select {
+	int by;			/* index of the selecting symbol */
+	struct expr *cond;	/* NULL: always */
+};
+
+struct rule_symbol {
+	int defined;		/* a config block was seen */
+	int absent;
+	int has_prompt;
+	struct expr *prompt_if;	/* NULL with has_prompt: always visible */
+	struct expr *depends;	/* NULL: no dependency */
+	int ndefault;
+	struct rule_default *defaults;
+	int nselect;
+	struct rule_select *selects;
+};
+
+struct rules {
+	char *path;
+	int nsym;
+	const char *const *names;	/* the matrix symbols, owned by the caller */
+	struct rule_symbol sym[MAX_SYMBOLS];
+	struct expr *kcmp;		/* syscall kcmp */
+	struct expr *epoll;		/* syscall epoll */
+};
+
+/* A prediction: each symbol's value and one line saying why. */
+struct prediction {
+	char value[MAX_SYMBOLS];
+	char why[MAX_SYMBOLS][96];
+	char kcmp;		/* 'y': kcmp() works, 'n': ENOSYS */
+	char epoll;
+};
+
+/* Loads a rules file for the given matrix symbols. Returns -1 with "path:line: ..." in err. */
+int rules_load(const char *path, int nsym, const char *const *names, struct rules *r, char *err,
+	       size_t errlen);
+/* Parses rules from text (path used in messages). */
+int rules_parse(const char *path, const char *text, int nsym, const char *const *names,
+		struct rules *r, char *err, size_t errlen);
+void rules_free(struct rules *r);
+
+/* Predicts what Kconfig makes of a request (requested[i] is 'y' or 'n'). Returns -1 with a
+ * message in err on a dependency cycle. */
+int rules_predict(const struct rules *r, const char *requested, struct prediction *p, char *err,
+		  size_t errlen);
+/* Evaluates the syscall expressions over given values (e.g. the resolved .config):
+ * *kcmp and *epoll get 'y' or 'n'. */
+void rules_behaviour(const struct rules *r, const char *values, char *kcmp, char *epoll);
+
+#endif

@@ -1,0 +1,29 @@
+/* run: the pipeline for one plan. For each (variant, arch): base config, then every cell's
+ * resolved config, then one kernel build per distinct config (ordered so each build differs
+ * little from the previous one), then a boot and a verdict per cell. Each finished cell's
+ * files are written under results/ at once; the tables are written at the end.
+ */
+#ifndef KCMPM_RUN_H
+#define KCMPM_RUN_H
+
+#include "matrix.h"
+#include "plan.h"
+#include "tree.h"
+
+struct run_opts {
+	const char *matrix_dir;
+	const char *guest_src;
+	const char *results_dir;
+	const char *cache_dir;
+	const char *make;		/* make program */
+	const char *qemu;		/* overrides every arch's QEMU program (tests) */
+	int jobs;
+	double boot_timeout;		/* overrides the arches' boot-timeout when > 0 */
+};
+
+/* Runs every cell of the plan. Returns -1 (message in err) when the harness itself cannot go
+ * on; cell failures are results, not errors. */
+int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree *t,
+	     struct plan *p, char *err, size_t errlen);
+
+#endif

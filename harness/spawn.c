@@ -1,0 +1,201 @@
+/* spawn: see spawn.h. */
+#define _GNU_SOURCE
+#include "spawn.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* Process groups of the children running now. The harness runs at most a few children at
+ * once; the table is only touched with signals blocked, and read by the signal handler. */
+enum { MAX_LIVE = 16 };
+static volatile sig_atomic_t live_pgid[MAX_LIVE];
+
+static void live_set(pid_t pgid, int add)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	for (int i = 0; i < MAX_LIVE; i++) {
+		if (add && live_pgid[i] == 0) {
+			live_pgid[i] = pgid;
+			break;
+		}
+		if (!add && live_pgid[i] == pgid) {
+			live_pgid[i] = 0;
+			break;
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+void spawn_kill_all(void)
+{
+	for (int i = 0; i < MAX_LIVE; i++)
+		if (live_pgid[i] > 0)
+			kill(-live_pgid[i], SIGKILL);
+}
+
+static void on_fatal_signal(int sig)
+{
+	static const char msg[] = "kcmp-matrix: interrupted; children killed, finished cells are "
+				  "kept under results/ (run again to redo the rest)\n";
+
+	spawn_kill_all();
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+		/* nothing more can be done from a signal handler */
+	}
+	_exit(128 + sig);
+}
+
+void spawn_install_signal_handlers(void)
+{
+	struct sigaction sa = { .sa_handler = on_fatal_signal };
+
+	sigfillset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static void sleep_seconds(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Waits for pid until the absolute monotonic deadline (0: forever). Returns 1 when it ended
+ * (status in *wstatus), 0 at the deadline. */
+static int wait_until(pid_t pid, double deadline, int *wstatus)
+{
+	double step = 0.002;
+
+	for (;;) {
+		pid_t r = waitpid(pid, wstatus, deadline ? WNOHANG : 0);
+
+		if (r == pid)
+			return 1;
+		if (r < 0 && errno != EINTR)
+			return 1;	/* not our child any more: nothing left to wait for */
+		if (deadline && now_seconds() >= deadline)
+			return 0;
+		if (deadline) {
+			sleep_seconds(step);
+			if (step < 0.05)
+				step *= 2;
+		}
+	}
+}
+
+static int start_child(const struct spawn_req *req, pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, dfl;
+	int r;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (req->log_path)
+		posix_spawn_file_actions_addopen(&fa, 1, req->log_path,
+						 O_WRONLY | O_CREAT | O_APPEND, 0644);
+	else
+		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+
+	posix_spawnattr_init(&attr);
+	sigemptyset(&none);
+	sigfillset(&dfl);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &dfl);
+	posix_spawnattr_setpgroup(&attr, 0);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+						POSIX_SPAWN_SETSIGDEF);
+
+	r = posix_spawnp(pid, req->argv[0], &fa, &attr, (char *const *)req->argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (r) {
+		errno = r;
+		return -1;
+	}
+	return 0;
+}
+
+int spawn_run(const struct spawn_req *req, struct spawn_result *res)
+{
+	double start = now_seconds();
+	double grace = req->grace > 0 ? req->grace : 2.0;
+	int wstatus = 0;
+	pid_t pid;
+
+	*res = (struct spawn_result){ 0 };
+	if (start_child(req, &pid))
+		return -1;
+	live_set(pid, 1);
+	if (!wait_until(pid, req->timeout > 0 ? start + req->timeout : 0, &wstatus)) {
+		res->timed_out = 1;
+		kill(-pid, SIGTERM);
+		if (!wait_until(pid, now_seconds() + grace, &wstatus)) {
+			kill(-pid, SIGKILL);
+			wait_until(pid, 0, &wstatus);
+		}
+	}
+	/* Whatever the leader did, nothing it started may outlive it. */
+	kill(-pid, SIGKILL);
+	live_set(pid, 0);
+	res->seconds = now_seconds() - start;
+	if (WIFEXITED(wstatus))
+		res->status = WEXITSTATUS(wstatus);
+	else if (WIFSIGNALED(wstatus))
+		res->status = 128 + WTERMSIG(wstatus);
+	else
+		res->status = 255;
+	return 0;
+}
+
+static int needs_quotes(const char *s)
+{
+	if (!*s)
+		return 1;
+	for (; *s; s++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    "-_./=:,+@%", *s))
+			return 1;
+	return 0;
+}
+
+char *spawn_format_argv(const char *const *argv)
+{
+	struct strbuf sb = { 0 };
+
+	for (int i = 0; argv[i]; i++) {
+		if (i)
+			sb_add(&sb, " ", 1);
+		if (!needs_quotes(argv[i])) {
+			sb_add(&sb, argv[i], strlen(argv[i]));
+			continue;
+		}
+		sb_add(&sb, "'", 1);
+		for (const char *p = argv[i]; *p; p++) {
+			if (*p == '\'')
+				sb_add(&sb, "'\\''", 4);
+			else
+				sb_add(&sb, p, 1);
+		}
+		sb_add(&sb, "'", 1);
+	}
+	sb_add(&sb, "", 0);
+	return sb.s;
+}

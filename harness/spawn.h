@@ -1,0 +1,42 @@
+/* spawn: the one module that starts, waits for and kills child processes.
+ *
+ * Lifecycle: fill a struct spawn_req (argv, where output goes, a time limit), call spawn_run(),
+ * read the struct spawn_result. The child runs in its own process group with stdin from
+ * /dev/null and stdout+stderr appended to one log file, so its output never interleaves with
+ * ours. On timeout the whole group gets SIGTERM, then SIGKILL after a grace period; after any
+ * end the group is killed once more so nothing it started outlives it.
+ *
+ * While a child runs, its group is registered here; spawn_kill_all() (safe in a signal handler)
+ * kills every registered group. spawn_install_signal_handlers() makes SIGINT, SIGTERM and
+ * SIGHUP do that and then end the harness with 128+signal.
+ */
+#ifndef KCMPM_SPAWN_H
+#define KCMPM_SPAWN_H
+
+struct spawn_req {
+	const char *const *argv;	/* argv[0] is looked up in PATH */
+	const char *log_path;		/* stdout and stderr go here (appended); NULL: /dev/null */
+	double timeout;			/* seconds; 0 means none */
+	double grace;			/* seconds between SIGTERM and SIGKILL; 0 means 2 */
+};
+
+struct spawn_result {
+	int status;		/* exit code, or 128+signal when killed by a signal */
+	int timed_out;		/* 1 when the time limit ran out and the group was killed */
+	double seconds;		/* wall time the child ran */
+};
+
+/* Runs one child to its end. Returns 0 when it ran (whatever its status), -1 when it could not
+ * be started (errno set: ENOENT for a missing program). */
+int spawn_run(const struct spawn_req *req, struct spawn_result *res);
+
+/* Kills every running child's process group with SIGKILL. Async-signal-safe. */
+void spawn_kill_all(void);
+
+/* SIGINT, SIGTERM, SIGHUP: kill children, print a note, exit 128+signal. */
+void spawn_install_signal_handlers(void);
+
+/* Formats argv as one line for logs and reproducers (quoted where needed). Caller frees. */
+char *spawn_format_argv(const char *const *argv);
+
+#endif

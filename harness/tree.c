@@ -1,0 +1,283 @@
+/* tree: see tree.h. */
+#define _GNU_SOURCE
+#include "tree.h"
+#include "spawn.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int looks_like_kernel(const char *path)
+{
+	static const char *const needed[] = { "Makefile", "Kconfig", "scripts/kconfig/Makefile",
+					      "init/Kconfig" };
+
+	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
+		char *p = xasprintf("%s/%s", path, needed[i]);
+		int ok = path_exists(p);
+
+		free(p);
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
+static char *field(const char *text, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		const char *v, *e;
+
+		if (strncmp(p, key, n))
+			continue;
+		v = p + n;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (*v != '=')
+			continue;
+		v++;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		e = v;
+		while (*e && *e != '\n' && !isspace((unsigned char)*e))
+			e++;
+		return strndup(v, (size_t)(e - v));
+	}
+	return NULL;
+}
+
+char *tree_version_from_makefile(const char *text)
+{
+	char *v = field(text, "VERSION"), *p = field(text, "PATCHLEVEL");
+	char *s = field(text, "SUBLEVEL"), *e = field(text, "EXTRAVERSION");
+	char *out = NULL;
+
+	if (v && p && s && *v && *p)
+		out = xasprintf("%s.%s.%s%s", v, p, *s ? s : "0", e ? e : "");
+	free(v);
+	free(p);
+	free(s);
+	free(e);
+	return out;
+}
+
+static int fill_version(struct tree *t, char *err, size_t errlen)
+{
+	char *mk = xasprintf("%s/Makefile", t->path);
+	char *text = read_file(mk, NULL);
+
+	t->version = text ? tree_version_from_makefile(text) : NULL;
+	free(text);
+	if (!t->version) {
+		snprintf(err, errlen, "'%s' has no VERSION/PATCHLEVEL/SUBLEVEL: not a kernel "
+			 "Makefile", mk);
+		free(mk);
+		return -1;
+	}
+	free(mk);
+	return 0;
+}
+
+int tree_from_path(const char *path, struct tree *t, char *err, size_t errlen)
+{
+	char real[PATH_MAX];
+	char hex[17];
+
+	*t = (struct tree){ 0 };
+	if (!realpath(path, real) || !looks_like_kernel(real)) {
+		snprintf(err, errlen, "KSRC '%s' is not a kernel source tree (needs Makefile, Kconfig, "
+			 "init/Kconfig, scripts/kconfig/); point KSRC at the top of a Linux tree",
+			 path);
+		return -1;
+	}
+	t->path = xstrdup(real);
+	hash_hex(hash_bytes(HASH_INIT, real, strlen(real)), hex);
+	t->tag = xasprintf("ksrc-%.12s", hex);
+	return fill_version(t, err, errlen);
+}
+
+/* "linux-source-6.1.tar.xz" -> "linux-source-6.1" */
+static char *tarball_stem(const char *tarball)
+{
+	char *copy = xstrdup(tarball), *base = xstrdup(basename(copy)), *dot = strstr(base, ".tar");
+
+	free(copy);
+	if (dot)
+		*dot = 0;
+	return base;
+}
+
+/* The single directory an unpack produced inside dir, or NULL. */
+static char *only_subdir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char *found = NULL;
+	int n = 0;
+
+	if (!d)
+		return NULL;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			n++;
+			free(found);
+			found = xasprintf("%s/%s", dir, e->d_name);
+		}
+	closedir(d);
+	if (n != 1) {
+		free(found);
+		return NULL;
+	}
+	return found;
+}
+
+static int unpack(const char *tarball, const char *src_dir, const char *final, char *err,
+		  size_t errlen)
+{
+	char *tmp = xasprintf("%s/.unpack.%ld", src_dir, (long)getpid());
+	char *log = xasprintf("%s/.unpack.log", src_dir);
+	const char *argv[] = { "tar", "-xf", tarball, "-C", tmp, NULL };
+	struct spawn_result res;
+	char *top = NULL;
+	int rc = -1;
+
+	fprintf(stderr, "kcmp-matrix: unpacking %s into %s (once; about 15 s)\n", tarball, final);
+	remove_tree(tmp);
+	if (mkdir_p(tmp)) {
+		snprintf(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	unlink(log);
+	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log }, &res) || res.status) {
+		snprintf(err, errlen, "unpacking '%s' failed (see %s); is the disk full?", tarball,
+			 log);
+		goto out;
+	}
+	top = only_subdir(tmp);
+	if (!top || rename(top, final)) {
+		snprintf(err, errlen, "'%s' did not unpack to a single directory", tarball);
+		goto out;
+	}
+	rc = 0;
+out:
+	remove_tree(tmp);
+	free(top);
+	free(tmp);
+	free(log);
+	return rc;
+}
+
+int tree_from_tarball(const char *tarball, const char *cache_dir, struct tree *t, char *err,
+		      size_t errlen)
+{
+	char *stem = tarball_stem(tarball);
+	char *src_dir = xasprintf("%s/src", cache_dir);
+	char *final = xasprintf("%s/%s", src_dir, stem);
+	int rc = -1;
+
+	*t = (struct tree){ 0 };
+	if (!path_exists(final)) {
+		if (!path_exists(tarball)) {
+			snprintf(err, errlen, "kernel tarball '%s' not found; install it with "
+				 "'apt-get install linux-source-6.1' or give KSRC=/path/to/tree",
+				 tarball);
+			goto out;
+		}
+		if (mkdir_p(src_dir)) {
+			snprintf(err, errlen, "cannot create cache directory '%s': %s", src_dir,
+				 strerror(errno));
+			goto out;
+		}
+		if (unpack(tarball, src_dir, final, err, errlen))
+			goto out;
+	}
+	if (!looks_like_kernel(final)) {
+		snprintf(err, errlen, "'%s' is not a kernel tree; remove it and run again to "
+			 "re-unpack %s", final, tarball);
+		goto out;
+	}
+	t->path = final;
+	final = NULL;
+	t->tag = xstrdup(stem);
+	rc = fill_version(t, err, errlen);
+out:
+	free(stem);
+	free(src_dir);
+	free(final);
+	return rc;
+}
+
+void tree_free(struct tree *t)
+{
+	free(t->path);
+	free(t->tag);
+	free(t->version);
+	*t = (struct tree){ 0 };
+}
+
+/* nftw has no user pointer: the scan's state lives here for the duration of one call. */
+static struct symbol_scan {
+	int n;
+	const char *const *names;
+	int *found;
+} scan;
+
+static void scan_text(const char *text)
+{
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		const char *s = p;
+
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!strncmp(s, "menuconfig ", 11))
+			s += 11;
+		else if (!strncmp(s, "config ", 7))
+			s += 7;
+		else
+			continue;
+		while (*s == ' ')
+			s++;
+		for (int i = 0; i < scan.n; i++) {
+			size_t len = strlen(scan.names[i]);
+
+			if (!strncmp(s, scan.names[i], len) &&
+			    (s[len] == '\n' || s[len] == 0 || isspace((unsigned char)s[len])))
+				scan.found[i] = 1;
+		}
+	}
+}
+
+static int scan_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	if (type == FTW_D && !strcmp(path + ftw->base, ".git"))
+		return FTW_SKIP_SUBTREE;
+	if (type == FTW_F && !strncmp(path + ftw->base, "Kconfig", 7)) {
+		char *text = read_file(path, NULL);
+
+		if (text)
+			scan_text(text);
+		free(text);
+	}
+	return FTW_CONTINUE;
+}
+
+void tree_find_symbols(const struct tree *t, int n, const char *const *names, int *found)
+{
+	memset(found, 0, sizeof(*found) * (size_t)n);
+	scan.n = n;
+	scan.names = names;
+	scan.found = found;
+	nftw(t->path, scan_file, 64, FTW_PHYS | FTW_ACTIONRETVAL);
+	scan = (struct symbol_scan){ 0 };
+}

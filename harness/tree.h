@@ -1,0 +1,32 @@
+/* tree: the kernel source tree a run builds from.
+ *
+ * By default it is Debian's linux-source tarball, unpacked once into the cache
+ * (<cache>/src/<name>) and never changed afterwards; an unpack that was interrupted leaves only
+ * a temporary directory, which the next run removes. KSRC names any other tree, used in place.
+ */
+#ifndef KCMPM_TREE_H
+#define KCMPM_TREE_H
+
+#include <stddef.h>
+
+struct tree {
+	char *path;	/* top of the source tree */
+	char *tag;	/* short name for cache directories: tarball name, or ksrc-<hash> */
+	char *version;	/* "6.1.192", from the top Makefile */
+};
+
+/* Unpacks tarball into cache_dir/src if needed. Returns -1 with a message in err. */
+int tree_from_tarball(const char *tarball, const char *cache_dir, struct tree *t, char *err,
+		      size_t errlen);
+/* Uses an existing tree after checking it looks like a kernel tree. */
+int tree_from_path(const char *path, struct tree *t, char *err, size_t errlen);
+void tree_free(struct tree *t);
+
+/* "VERSION.PATCHLEVEL.SUBLEVEL[EXTRAVERSION]" from a top-level Makefile's text, or NULL. */
+char *tree_version_from_makefile(const char *text);
+
+/* For each name, found[i] = 1 if some Kconfig file under the tree defines it
+ * ("config NAME" or "menuconfig NAME"). */
+void tree_find_symbols(const struct tree *t, int n, const char *const *names, int *found);
+
+#endif

@@ -1,0 +1,59 @@
+/* util: messages, allocation that cannot fail, small file helpers.
+ *
+ * Convention: functions named x... either succeed or end the program with exit status 2 (the
+ * harness itself could not run). Everything else returns 0/-1 (or NULL) and leaves errno set,
+ * so the caller decides. warn() and die() print the program name; a format ending in ':' has
+ * strerror(errno) appended, as in samurai.
+ */
+#ifndef KCMPM_UTIL_H
+#define KCMPM_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit statuses of kcmp-matrix, documented in the README. */
+enum exit_status {
+	EXIT_ALL_PASS = 0,
+	EXIT_SOME_FAIL = 1,
+	EXIT_HARNESS = 2,	/* bad input, missing tool, or the harness could not run */
+};
+
+void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Reads a whole file into a NUL-terminated buffer; *len (if given) gets its length. */
+char *read_file(const char *path, size_t *len);
+/* Writes data to path through a temporary file, fsync and rename: readers see old or new. */
+int write_file_atomic(const char *path, const char *data, size_t len);
+/* Copies a file atomically (same guarantees as write_file_atomic). */
+int copy_file(const char *from, const char *to);
+/* mkdir -p. */
+int mkdir_p(const char *path);
+/* Removes a directory tree; a missing path is not an error. */
+int remove_tree(const char *path);
+int path_exists(const char *path);
+
+/* 64-bit FNV-1a, as 16 hex digits: content tags for configs and kernels. */
+uint64_t hash_bytes(uint64_t h, const void *data, size_t len);
+#define HASH_INIT 0xcbf29ce484222325ULL
+void hash_hex(uint64_t h, char out[17]);
+
+/* A growable string. */
+struct strbuf {
+	char *s;
+	size_t len, cap;
+};
+void sb_add(struct strbuf *sb, const char *s, size_t n);
+void sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_free(struct strbuf *sb);
+
+/* Seconds on the monotonic clock. */
+double now_seconds(void);
+
+#endif
