@@ -37,11 +37,11 @@ $(BUILD)/kcmp-matrix-san: harness/main.c $(HARNESS_SRC) $(HARNESS_HDR)
 
 $(BUILD)/unit-tests: tests/unit/*.c tests/unit/*.h $(HARNESS_SRC) $(HARNESS_HDR)
 	@mkdir -p $(BUILD)
-	$(CC) $(WARN) -O1 -g $(SAN) -Iharness -o $@ tests/unit/*.c $(HARNESS_SRC)
+	$(CC) $(WARN) -O1 -g $(SAN) -iquote harness -o $@ tests/unit/*.c $(HARNESS_SRC)
 
-$(BUILD)/e2e-tests: tests/e2e/*.c tests/unit/check.h $(HARNESS_SRC) $(HARNESS_HDR)
+$(BUILD)/e2e-tests: tests/e2e/*.c tests/unit/check.c tests/unit/check.h $(HARNESS_SRC) $(HARNESS_HDR)
 	@mkdir -p $(BUILD)
-	$(CC) $(WARN) -O1 -g $(SAN) -Iharness -Itests/unit -o $@ tests/e2e/*.c $(HARNESS_SRC)
+	$(CC) $(WARN) -O1 -g $(SAN) -iquote harness -iquote tests/unit -o $@ tests/e2e/*.c tests/unit/check.c $(HARNESS_SRC)
 
 deps:
 	@scripts/ensure-deps

@@ -17,7 +17,9 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +144,23 @@ static void clean_environment(void)
 		unsetenv(vars[i]);
 }
 
+/* One run at a time per directory: build directories and result files cannot be shared. A
+ * second run waits for the first. The lock is released when the process ends. */
+static void lock_dir(const char *dir)
+{
+	char *path = xasprintf("%s/.lock", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		die("cannot open lock file '%s':", path);
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		warn("another kcmp-matrix run is using '%s'; waiting for it to finish", dir);
+		if (flock(fd, LOCK_EX))
+			die("cannot lock '%s':", path);
+	}
+	free(path);	/* fd stays open: it holds the lock */
+}
+
 static void write_results(const struct options *o, const struct matrix *m, const struct plan *p,
 			  const struct tree *t, double seconds, const char *table)
 {
@@ -192,6 +211,8 @@ int main(int argc, char **argv)
 		die("%s", err);
 	if (mkdir_p(o.run.results_dir) || mkdir_p(o.run.cache_dir))
 		die("cannot create '%s' or '%s':", o.run.results_dir, o.run.cache_dir);
+	lock_dir(o.run.cache_dir);
+	lock_dir(o.run.results_dir);
 	if (o.ksrc ? tree_from_path(o.ksrc, &t, err, sizeof(err))
 		   : tree_from_tarball(o.tarball, o.run.cache_dir, &t, err, sizeof(err)))
 		die("%s", err);

@@ -25,6 +25,30 @@ static void free_vec(char **v)
 	free(v);
 }
 
+/* build-order SYM...: these symbols first, then the rest in symbol order. Needs "symbols"
+ * before it. */
+static int build_order(struct matrix *m, const struct conf_line *l, const char *path, char *err,
+		       size_t errlen)
+{
+	int used[MAX_SYMBOLS] = { 0 }, k = 0;
+
+	for (int i = 1; i < l->nword; i++) {
+		int s = matrix_symbol_index(m, l->word[i]);
+
+		if (s < 0 || used[s]) {
+			snprintf(err, errlen, "%s:%d: build-order: '%s' is not a symbol listed once in "
+				 "an earlier 'symbols' line", path, l->lineno, l->word[i]);
+			return -1;
+		}
+		used[s] = 1;
+		m->build_order[k++] = s;
+	}
+	for (int s = 0; s < m->nsym; s++)
+		if (!used[s])
+			m->build_order[k++] = s;
+	return 0;
+}
+
 static int load_matrix_conf(const char *path, struct matrix *m, char ***arches, char ***variants,
 			    char *err, size_t errlen)
 {
@@ -47,17 +71,22 @@ static int load_matrix_conf(const char *path, struct matrix *m, char ***arches, 
 				goto fail;
 			}
 			m->nsym = l->nword - 1;
-			for (int s = 0; s < m->nsym; s++)
+			for (int s = 0; s < m->nsym; s++) {
 				m->sym[s] = xstrdup(l->word[s + 1]);
+				m->build_order[s] = s;
+			}
 		} else if (!strcmp(kw, "arches")) {
 			*arches = words_from(l, 1);
 		} else if (!strcmp(kw, "variants")) {
 			*variants = words_from(l, 1);
 		} else if (!strcmp(kw, "base")) {
 			m->base = words_from(l, 1);
+		} else if (!strcmp(kw, "build-order")) {
+			if (build_order(m, l, path, err, errlen))
+				goto fail;
 		} else {
 			snprintf(err, errlen, "%s:%d: unknown key '%s' (expected symbols, arches, "
-				 "variants or base)", path, l->lineno, kw);
+				 "variants, base or build-order)", path, l->lineno, kw);
 			goto fail;
 		}
 	}

@@ -1,6 +1,6 @@
 /* matrix: what the matrix is, loaded from the data under matrix/.
  *
- *   matrix/matrix.conf       the symbols, arches, variants and base fragments
+ *   matrix/matrix.conf       the symbols, arches, variants, base fragments and build order
  *   matrix/arches.conf       per-arch build and boot facts (format described in that file)
  *   matrix/base/<name>.config  base fragments (common, then one per arch)
  *   matrix/rules/<variant>.rules  each variant's Kconfig rules (see rules.h)
@@ -40,6 +40,7 @@ struct matrix {
 	int nvariant;
 	struct variant *variant;
 	char **base;			/* base fragment names, NULL-terminated */
+	int build_order[MAX_SYMBOLS];	/* symbol indices, slowest-changing first */
 };
 
 /* Loads matrix.conf, arches.conf and every variant's rules from dir. Returns -1 with a

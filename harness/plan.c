@@ -24,15 +24,19 @@ char *plan_combo_name(const struct matrix *m, unsigned combo)
 	return sb.s;
 }
 
-/* Parses "SYM=y,SYM=n" into a mask of constrained symbols and their wanted values. */
-static int parse_only(const struct matrix *m, const char *only, unsigned *mask, unsigned *want,
-		      char *err, size_t errlen)
-{
-	char *copy = xstrdup(only), *save = NULL;
-	int rc = 0;
+/* One alternative of an ONLY pattern: the symbols it constrains and their wanted values. */
+struct term {
+	unsigned mask, want;
+};
 
-	*mask = *want = 0;
-	for (char *w = strtok_r(copy, ",", &save); w && !rc; w = strtok_r(NULL, ",", &save)) {
+/* Parses "SYM=y,SYM=n" (one alternative) into a term. */
+static int parse_term(const struct matrix *m, char *alt, struct term *t, char *err,
+		      size_t errlen)
+{
+	char *save = NULL;
+
+	*t = (struct term){ 0 };
+	for (char *w = strtok_r(alt, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(w, '=');
 		int s;
 
@@ -43,13 +47,38 @@ static int parse_only(const struct matrix *m, const char *only, unsigned *mask, 
 			snprintf(err, errlen, "ONLY: bad term '%s%s%s'; expected SYMBOL=y or SYMBOL=n "
 				 "with a symbol from matrix/matrix.conf, joined by commas", w,
 				 eq ? "=" : "", eq ? eq + 1 : "");
-			rc = -1;
-			break;
+			return -1;
 		}
-		*mask |= 1u << (m->nsym - 1 - s);
+		t->mask |= 1u << (m->nsym - 1 - s);
 		if (eq[1] == 'y')
-			*want |= 1u << (m->nsym - 1 - s);
+			t->want |= 1u << (m->nsym - 1 - s);
 	}
+	return 0;
+}
+
+/* Marks the combinations an ONLY pattern selects: space-separated alternatives, each a
+ * comma-separated list of SYMBOL=y|n that must all hold. An empty pattern selects all. */
+static int parse_only(const struct matrix *m, const char *only, int *selected, char *err,
+		      size_t errlen)
+{
+	unsigned ncombo = 1u << m->nsym;
+	char *copy = xstrdup(only ? only : ""), *save = NULL;
+	int nalt = 0, rc = 0;
+
+	for (unsigned c = 0; c < ncombo; c++)
+		selected[c] = 0;
+	for (char *alt = strtok_r(copy, " \t", &save); alt && !rc;
+	     alt = strtok_r(NULL, " \t", &save)) {
+		struct term t;
+
+		nalt++;
+		rc = parse_term(m, alt, &t, err, errlen);
+		for (unsigned c = 0; c < ncombo && !rc; c++)
+			if ((c & t.mask) == t.want)
+				selected[c] = 1;
+	}
+	for (unsigned c = 0; c < ncombo && nalt == 0; c++)
+		selected[c] = 1;
 	free(copy);
 	return rc;
 }
@@ -78,18 +107,19 @@ int plan_make(const struct matrix *m, const struct plan_filter *f, struct plan *
 	      size_t errlen)
 {
 	int arch_on[m->narch], variant_on[m->nvariant];
-	unsigned mask = 0, want = 0, ncombo = 1u << m->nsym;
+	unsigned ncombo = 1u << m->nsym;
+	int combo_on[1u << MAX_SYMBOLS];
 
 	*p = (struct plan){ 0 };
 	if (select_names(f->arches, m->narch, matrix_arch_index, m, "arch", arch_on, err, errlen) ||
 	    select_names(f->variants, m->nvariant, matrix_variant_index, m, "variant", variant_on,
 			 err, errlen))
 		return -1;
-	if (f->only && *f->only && parse_only(m, f->only, &mask, &want, err, errlen))
+	if (parse_only(m, f->only, combo_on, err, errlen))
 		return -1;
 	p->combo = xcalloc(ncombo, sizeof(*p->combo));
 	for (unsigned c = 0; c < ncombo; c++)
-		if ((c & mask) == want)
+		if (combo_on[c])
 			p->combo[p->ncombo++] = c;
 	p->cell = xcalloc((size_t)(m->narch * m->nvariant * p->ncombo), sizeof(*p->cell));
 	for (int v = 0; v < m->nvariant; v++)

@@ -39,7 +39,8 @@ struct cell {
 	double build_seconds, boot_seconds;
 };
 
-/* Which cells to run: NULL lists mean all. only is a pattern like "EXPERT=y,DRM=n". */
+/* Which cells to run: NULL lists mean all. only is a pattern: space-separated alternatives,
+ * each "SYM=y|n[,SYM=y|n...]", e.g. "EXPERT=y,KCMP=y DRM=y" (NULL or empty: all). */
 struct plan_filter {
 	char **arches;
 	char **variants;

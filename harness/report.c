@@ -211,7 +211,8 @@ char *report_tsv(const struct matrix *m, const struct plan *p)
 {
 	struct strbuf sb = { 0 };
 
-	sb_printf(&sb, "arch\tvariant\tcombination\tstatus\tkcmp\tepoll\tepoll_tfd\tresolved\treason\n");
+	sb_printf(&sb, "arch\tvariant\tcombination\tstatus\tkcmp\tepoll\tepoll_tfd\tresolved\treason\t"
+		  "kernel\n");
 	for (int i = 0; i < p->ncell; i++) {
 		const struct cell *c = &p->cell[i];
 		char *combo = plan_combo_name(m, c->combo);
@@ -229,6 +230,7 @@ char *report_tsv(const struct matrix *m, const struct plan *p)
 		tsv_value(&sb, c->observed_epoll_tfd);
 		tsv_value(&sb, resolved);
 		tsv_value(&sb, c->reason);
+		tsv_value(&sb, c->config_tag);
 		sb_add(&sb, "\n", 1);
 		free(combo);
 	}

@@ -5,7 +5,7 @@
  *     resolved a symbol differently from the request; then one line per cell that did not pass.
  *   results/matrix.json: schema 1, described in README.md.
  *   results/matrix.tsv: one line per cell, for awk and tests: arch, variant, combination,
- *     status, observed kcmp, epoll, epoll_tfd, resolved values, reason.
+ *     status, observed kcmp, epoll, epoll_tfd, resolved values, reason, kernel tag.
  */
 #ifndef KCMPM_REPORT_H
 #define KCMPM_REPORT_H

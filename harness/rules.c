@@ -265,8 +265,10 @@ int rules_parse(const char *path, const char *text, int nsym, const char *const 
 	int rc = 0;
 
 	*r = (struct rules){ .path = xstrdup(path), .nsym = nsym, .names = names };
-	if (conf_parse(path, text, &cf, err, errlen))
+	if (conf_parse(path, text, &cf, err, errlen)) {
+		rules_free(r);
 		return -1;
+	}
 	for (int i = 1; i < cf.nline && rc == 0; i++) {
 		const struct conf_line *l = &cf.line[i];
 		char where[512];

@@ -80,58 +80,45 @@ static int resolve_cell(struct group *g, struct cell *c, char *err, size_t errle
 	return rc;
 }
 
-/* Distance between two cells' resolved configs, for ordering builds. */
-static int distance(const struct group *g, const struct cell *a, const struct cell *b)
+/* Position of a resolved config in the reflected Gray code over the symbols in build order
+ * (matrix.conf's build-order first, slowest-changing). Walking configs in this order, each
+ * build differs from the previous one in as few symbols as possible, and the symbols whose
+ * toggling recompiles the most change the least often. */
+static unsigned gray_rank(const struct group *g, const struct cell *c)
 {
-	int d = 0;
+	unsigned bits = 0, rank = 0;
 
-	for (int s = 0; s < g->m->nsym; s++)
-		d += a->resolved[s] != b->resolved[s];
-	return d;
+	for (int k = 0; k < g->m->nsym; k++)
+		bits = bits << 1 | (c->resolved[g->m->build_order[k]] == 'y');
+	for (; bits; bits >>= 1)
+		rank ^= bits;
+	return rank;
 }
 
-static int count_y(const struct group *g, const struct cell *c)
-{
-	int n = 0;
-
-	for (int s = 0; s < g->m->nsym; s++)
-		n += c->resolved[s] == 'y';
-	return n;
-}
-
-/* Orders the distinct configs: start with the one that turns most on (it compiles the most
- * objects, which later builds then reuse), then always go to the nearest unbuilt one. Fills
- * order[] with one representative cell index per tag; returns how many. */
+/* Fills order[] with one representative cell index per distinct config, in Gray order;
+ * returns how many. Cells whose config failed to resolve build nothing. */
 static int order_builds(const struct group *g, struct cell **cells, int n, int *order)
 {
-	int used[n], k = 0;
+	int k = 0;
 
-	for (int i = 0; i < n; i++)
-		used[i] = cells[i]->status != CELL_PENDING;	/* config failures do not build */
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j < i; j++)
-			if (!used[i] && !used[j] && !strcmp(cells[i]->config_tag, cells[j]->config_tag))
-				used[i] = 1;
-	for (;;) {
-		int best = -1, best_score = 1 << 30;
+	for (int i = 0; i < n; i++) {
+		int dup = cells[i]->status != CELL_PENDING;
 
-		for (int i = 0; i < n; i++) {
-			int score;
-
-			if (used[i])
-				continue;
-			score = k ? distance(g, cells[order[k - 1]], cells[i])
-				  : -count_y(g, cells[i]);
-			if (score < best_score) {
-				best = i;
-				best_score = score;
-			}
-		}
-		if (best < 0)
-			return k;
-		used[best] = 1;
-		order[k++] = best;
+		for (int j = 0; j < k && !dup; j++)
+			dup = !strcmp(cells[order[j]]->config_tag, cells[i]->config_tag);
+		if (!dup)
+			order[k++] = i;
 	}
+	/* insertion sort: at most 2^MAX_SYMBOLS entries */
+	for (int i = 1; i < k; i++)
+		for (int j = i; j > 0 && gray_rank(g, cells[order[j - 1]]) >
+					 gray_rank(g, cells[order[j]]); j--) {
+			int t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	return k;
 }
 
 /* The last lines of a build log, for the cell's directory. */

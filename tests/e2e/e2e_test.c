@@ -1,0 +1,423 @@
+/* End-to-end tests: the real harness binary (built with sanitizers) on real kernels booted in
+ * QEMU, plus fakes that make a cell go wrong in each way a cell can. Run from the repository
+ * top; kernels are cached in the harness's default cache (outside the repository), so a
+ * second run is quick.
+ *
+ * The expected values below are read by hand from init/Kconfig and drivers/gpu/drm/Kconfig
+ * (linux 6.1), independently of matrix/rules/v3.rules.
+ */
+#define _GNU_SOURCE
+#include "check.h"
+#include "spawn.h"
+#include "util.h"
+
+#include <errno.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *harness = "build/kcmp-matrix-san";
+static char scratch[] = "/tmp/kcmpm-e2e-XXXXXX";
+static char *cache;	/* the kernel cache every run shares; set in main */
+
+#define OFF "EXPERT=n,KCMP=n,CHECKPOINT_RESTORE=n,DRM=n,EPOLL=y"
+#define VIA_EXPERT "EXPERT=y,KCMP=y,CHECKPOINT_RESTORE=n,DRM=n,EPOLL=y"
+#define VIA_CR "EXPERT=n,KCMP=n,CHECKPOINT_RESTORE=y,DRM=n,EPOLL=y"
+#define VIA_DRM "EXPERT=n,KCMP=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y"
+#define EPOLL_OFF "EXPERT=y,KCMP=y,CHECKPOINT_RESTORE=n,DRM=n,EPOLL=n"
+
+struct run {
+	int status;
+	char *out;	/* stdout and stderr */
+	char *tsv;	/* results/matrix.tsv, or NULL */
+	char *results;
+	double seconds;
+};
+
+/* Runs the harness with extra arguments into a fresh results directory. */
+static struct run harness_run(const char *name, const char *const *args)
+{
+	struct run r = { 0 };
+	const char *argv[32] = { harness, "--cache", cache, "--results" };
+	char *log, *tsv;
+	struct spawn_result res;
+	int n = 4;
+
+	r.results = xasprintf("%s/%s", scratch, name);
+	argv[n++] = r.results;
+	for (int i = 0; args[i]; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	log = xasprintf("%s.log", r.results);
+	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 1500 }, &res)) {
+		CHECK(!"harness could not be started");
+		r.status = -1;
+	} else {
+		r.status = res.status;
+		r.seconds = res.seconds;
+	}
+	r.out = read_file(log, NULL);
+	tsv = xasprintf("%s/matrix.tsv", r.results);
+	r.tsv = read_file(tsv, NULL);
+	printf("# %s: exit %d after %.1f s\n", name, r.status, r.seconds);
+	free(tsv);
+	free(log);
+	return r;
+}
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->tsv);
+	free(r->results);
+}
+
+/* The TSV line of a cell ("arch\tv3\tcombo\t..."), copied; NULL if absent. */
+static char *cell_line(const struct run *r, const char *arch, const char *combo)
+{
+	char *key = xasprintf("\n%s\tv3\t%s\t", arch, combo), *at, *end, *line;
+
+	at = r->tsv ? strstr(r->tsv, key) : NULL;
+	free(key);
+	if (!at)
+		return NULL;
+	at++;
+	end = strchr(at, '\n');
+	line = strndup(at, end ? (size_t)(end - at) : strlen(at));
+	return line;
+}
+
+/* Checks one cell: status, observed kcmp/epoll/epoll_tfd and resolved values. */
+static void expect_cell(const struct run *r, const char *arch, const char *combo,
+			const char *status_and_observed)
+{
+	char *line = cell_line(r, arch, combo);
+	char *want = xasprintf("%s\tv3\t%s\t%s", arch, combo, status_and_observed);
+
+	if (!line || strncmp(line, want, strlen(want)))
+		printf("# cell %s %s: got '%s', want '%s...'\n", arch, combo, line ? line : "(none)",
+		       want);
+	CHECK(line && !strncmp(line, want, strlen(want)));
+	free(line);
+	free(want);
+}
+
+static const char *const arches[] = { "x86_64", "arm64" };
+
+TEST(e2e_real_cells_both_arches)
+{
+	const char *args[] = { "--only", OFF " " VIA_EXPERT " " VIA_CR " " VIA_DRM " " EPOLL_OFF,
+			       NULL };
+	struct run r = harness_run("real", args);
+
+	CHECK(r.status == 0);
+	CHECK_CONTAINS(r.out, "10 cells: 10 PASS");
+	for (int a = 0; a < 2; a++) {
+		/* columns: status, kcmp, epoll, epoll_tfd, resolved EXPERT KCMP CR DRM EPOLL */
+		expect_cell(&r, arches[a], OFF, "PASS\tenosys\tworks\tenosys\tnnnny\t");
+		expect_cell(&r, arches[a], VIA_EXPERT, "PASS\tworks\tworks\tworks\tyynny\t");
+		expect_cell(&r, arches[a], VIA_CR, "PASS\tworks\tworks\tworks\tnyyny\t");
+		expect_cell(&r, arches[a], VIA_DRM, "PASS\tworks\tworks\tworks\tnynyy\t");
+		expect_cell(&r, arches[a], EPOLL_OFF, "PASS\tworks\tenosys\teopnotsupp\tyynnn\t");
+	}
+	/* The table marks what Kconfig did not honour: DRM and CHECKPOINT_RESTORE select KCMP. */
+	CHECK_CONTAINS(r.out, "| n | n | n | y | y | PASS kcmp=works KCMP→y | PASS kcmp=works KCMP→y |");
+	CHECK_CONTAINS(r.out, "| n | n | n | n | y | PASS kcmp=enosys | PASS kcmp=enosys |");
+	{
+		const char *files[] = { "config", "serial.log", "build.log", "qemu.cmd" };
+		char *json = xasprintf("%s/matrix.json", r.results), *text = read_file(json, NULL);
+
+		CHECK_CONTAINS(text, "\"schema\": 1");
+		CHECK_CONTAINS(text, "\"kernel\": \"6.1.192\"");
+		free(text);
+		free(json);
+		for (size_t i = 0; i < 4; i++) {
+			char *p = xasprintf("%s/cells/v3/arm64/" VIA_DRM "/%s", r.results, files[i]);
+
+			CHECK(path_exists(p));
+			free(p);
+		}
+	}
+	run_free(&r);
+}
+
+/* A rules file that forgets DRM selects KCMP: the config layer must catch it. */
+TEST(e2e_wrong_rules_fail_at_config_layer)
+{
+	char *dir = xasprintf("%s/matrix-wrong", scratch);
+	char *cmd[] = { "cp", "-r", "matrix", dir, NULL };
+	char *rules = xasprintf("%s/rules/v3.rules", dir), *text;
+	const char *args[] = { "--matrix", dir, "--arch", "x86_64", "--only", VIA_DRM, NULL };
+	struct spawn_result res;
+	struct run r;
+
+	CHECK(spawn_run(&(struct spawn_req){ .argv = (const char *const *)cmd }, &res) == 0);
+	text = read_file(rules, NULL);
+	CHECK(text && strstr(text, "\tselected-by DRM\n"));
+	if (text) {
+		char *at = strstr(text, "\tselected-by DRM\n");
+
+		memmove(at, at + 17, strlen(at + 17) + 1);
+		write_file_atomic(rules, text, strlen(text));
+	}
+	r = harness_run("wrong-rules", args);
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", VIA_DRM, "FAIL\tworks\tworks\tworks\tnynyy\tconfig: KCMP predicted n, "
+		    "resolved y");
+	run_free(&r);
+	free(text);
+	free(rules);
+	free(dir);
+}
+
+/* The first kernel image in the cache for x86_64 whose tag differs from the cell's. */
+static char *other_kernel(const char *not_tag)
+{
+	char *dir = xasprintf("%s/kernels/linux-source-6.1/v3/x86_64", cache), *found = NULL;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)) && !found) {
+		char *img = xasprintf("%s/%s/image", dir, e->d_name);
+
+		if (e->d_name[0] != '.' && strcmp(e->d_name, not_tag) && path_exists(img))
+			found = img;
+		else
+			free(img);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return found;
+}
+
+/* The harness's default cache (see main.c), so tests reuse the kernels `make matrix` built;
+ * KCMPM_TEST_CACHE overrides it. */
+static char *default_cache(void)
+{
+	const char *forced = getenv("KCMPM_TEST_CACHE"), *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+
+	if (forced && *forced)
+		return xstrdup(forced);
+	if (xdg && *xdg)
+		return xasprintf("%s/kcmp-matrix", xdg);
+	return xasprintf("%s/.cache/kcmp-matrix", home && *home ? home : "/tmp");
+}
+
+TEST(e2e_mixed_up_kernel_fails_identity)
+{
+	const char *args[] = { "--arch", "x86_64", "--only", OFF, "--qemu",
+			       "tests/fakes/qemu-other-kernel", NULL };
+	char *tag_line, *tag, *img;
+	struct run first, r;
+
+	/* Find this cell's kernel tag from a normal run, then boot another kernel instead. */
+	first = harness_run("identity-first", (const char *[]){ "--arch", "x86_64", "--only", OFF,
+							       NULL });
+	tag_line = cell_line(&first, "x86_64", OFF);
+	tag = tag_line ? strrchr(tag_line, '\t') + 1 : NULL;
+	img = tag ? other_kernel(tag) : NULL;
+	CHECK(img != NULL);
+	if (img) {
+		setenv("KCMPM_FAKE_KERNEL", img, 1);
+		setenv("KCMPM_REAL_QEMU", "qemu-system-x86_64", 1);
+		r = harness_run("identity", args);
+		CHECK(r.status == 1);
+		expect_cell(&r, "x86_64", OFF, "FAIL\t");
+		CHECK_CONTAINS(r.tsv, "identity: the guest booted");
+		run_free(&r);
+	}
+	free(img);
+	free(tag_line);
+	run_free(&first);
+}
+
+TEST(e2e_hung_guest_is_timeout_and_killed)
+{
+	char *pidfile = xasprintf("%s/hang.pid", scratch), *pid;
+	const char *args[] = { "--arch", "x86_64", "--only", OFF, "--qemu", "tests/fakes/qemu-hang",
+			       "--boot-timeout", "2", NULL };
+	struct run r;
+
+	setenv("KCMPM_FAKE_PIDFILE", pidfile, 1);
+	r = harness_run("hang", args);
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", OFF, "TIMEOUT\t-\t-\t-\tnnnny\tguest did not power off within the "
+		    "boot timeout (no KTAP output) after 2 s");
+	pid = read_file(pidfile, NULL);
+	CHECK(pid != NULL);
+	if (pid) {
+		char *proc = xasprintf("/proc/%ld/stat", strtol(pid, NULL, 10));
+		char *stat = read_file(proc, NULL);
+
+		/* gone, or a zombie whose new parent has not reaped it yet */
+		CHECK(!stat || strstr(stat, ") Z "));
+		free(stat);
+		free(proc);
+	}
+	free(pid);
+	free(pidfile);
+	run_free(&r);
+}
+
+TEST(e2e_panic_and_truncated_ktap_are_boot_fail)
+{
+	const char *panic[] = { "--arch", "x86_64", "--only", OFF, "--qemu", "tests/fakes/qemu-panic",
+				NULL };
+	const char *trunc[] = { "--arch", "x86_64", "--only", OFF, "--qemu",
+				"tests/fakes/qemu-truncated", NULL };
+	struct run r = harness_run("panic", panic);
+
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", OFF, "BOOT_FAIL\t-\t-\t-\tnnnny\tkernel crashed: Kernel panic - not "
+		    "syncing: Attempted to kill init! exitcode=0x0000000b");
+	run_free(&r);
+	r = harness_run("truncated", trunc);
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", OFF, "BOOT_FAIL\t-\t-\t-\tnnnny\tKTAP plan 1..23 but 3 results");
+	run_free(&r);
+}
+
+TEST(e2e_compile_error_is_build_fail)
+{
+	const char *args[] = { "--arch", "arm64", "--only", OFF " " VIA_DRM, "--make",
+			       "tests/fakes/make-compile-error", NULL };
+	struct run r = harness_run("build-fail", args);
+
+	CHECK(r.status == 1);
+	expect_cell(&r, "arm64", OFF, "BUILD_FAIL\t-\t-\t-\tnnnny\t/src/linux/kernel/kcmp.c:140:9: "
+		    "error: 'task3' undeclared");
+	expect_cell(&r, "arm64", VIA_DRM, "BUILD_FAIL\t");
+	CHECK_CONTAINS(r.out, "2 cells: 2 BUILD_FAIL");
+	run_free(&r);
+}
+
+/* A scratch kernel tree (hard links to the pristine one) whose kcmp() always says ENOSYS.
+ * Kept in the cache so its build directory is reused by later runs. */
+static char *broken_tree(void)
+{
+	char *pristine = xasprintf("%s/src/linux-source-6.1", cache);
+	char *final = xasprintf("%s/test-trees/kcmp-enosys", cache);
+	char *tmp = xasprintf("%s.tmp", final), *kcmp = xasprintf("%s/kernel/kcmp.c", tmp);
+	char *parent = xasprintf("%s/test-trees", cache), *text = NULL, *patched = NULL;
+	const char *cp[] = { "cp", "-al", pristine, tmp, NULL };
+	struct spawn_result res;
+	char *at;
+
+	if (path_exists(final))
+		goto out;
+	remove_tree(tmp);
+	mkdir_p(parent);
+	CHECK(spawn_run(&(struct spawn_req){ .argv = cp }, &res) == 0 && res.status == 0);
+	text = read_file(kcmp, NULL);
+	at = text ? strstr(text, "SYSCALL_DEFINE5(kcmp,") : NULL;
+	at = at ? strstr(at, "{\n") : NULL;
+	CHECK(at != NULL);
+	if (!at)
+		goto out;
+	patched = xasprintf("%.*s{\n\treturn -ENOSYS; /* kcmp-matrix e2e test: a broken kcmp() */\n%s",
+			    (int)(at - text), text, at + 2);
+	/* The file is a hard link into the pristine tree: replace it, never write through it. */
+	CHECK(unlink(kcmp) == 0);
+	CHECK(write_file_atomic(kcmp, patched, strlen(patched)) == 0);
+	CHECK(rename(tmp, final) == 0);
+out:
+	free(pristine);
+	free(tmp);
+	free(kcmp);
+	free(parent);
+	free(text);
+	free(patched);
+	return final;
+}
+
+TEST(e2e_broken_kernel_fails_observed_layer)
+{
+	char *tree = broken_tree();
+	const char *args[] = { "--ksrc", tree, "--arch", "x86_64", "--only", OFF " " VIA_EXPERT, NULL };
+	char *pristine = xasprintf("%s/src/linux-source-6.1/kernel/kcmp.c", cache);
+	char *text = read_file(pristine, NULL);
+	struct run r;
+
+	CHECK(text && !strstr(text, "kcmp-matrix e2e test"));	/* the pristine tree is untouched */
+	r = harness_run("broken-kernel", args);
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", OFF, "PASS\tenosys\t");
+	expect_cell(&r, "x86_64", VIA_EXPERT, "FAIL\tenosys\tworks\tenosys\tyynny\tobserved: kcmp() "
+		    "enosys, but the resolved config implies works");
+	run_free(&r);
+	free(text);
+	free(pristine);
+	free(tree);
+}
+
+/* Bad input: one clear line on stderr, exit 2. */
+static void expect_harness_error(const char *name, const char *const *args, const char *msg)
+{
+	struct run r = harness_run(name, args);
+	const char *last = r.out ? r.out + strlen(r.out) : NULL;
+
+	CHECK(r.status == 2);
+	if (last) {
+		while (last > r.out && last[-1] == '\n')
+			last--;
+		while (last > r.out && last[-1] != '\n')
+			last--;
+	}
+	CHECK(last && !strncmp(last, "kcmp-matrix: ", 13));
+	CHECK_CONTAINS(last, msg);
+	run_free(&r);
+}
+
+TEST(e2e_bad_input_exits_2)
+{
+	char *dir = xasprintf("%s/matrix-bad", scratch);
+	char *cmd[] = { "cp", "-r", "matrix", dir, NULL };
+	char *rules = xasprintf("%s/rules/v3.rules", dir), *text;
+	struct spawn_result res;
+
+	expect_harness_error("bad-arch", (const char *[]){ "--arch", "riscv", NULL },
+			     "unknown arch 'riscv'");
+	expect_harness_error("bad-only", (const char *[]){ "--only", "KCMP=perhaps", NULL },
+			     "ONLY: bad term 'KCMP=perhaps'");
+	expect_harness_error("bad-ksrc", (const char *[]){ "--ksrc", "tests", NULL },
+			     "KSRC 'tests' is not a kernel source tree");
+	expect_harness_error("no-qemu", (const char *[]){ "--arch", "x86_64", "--only", OFF, "--qemu",
+							  "/nonexistent/qemu-system-x86_64", NULL },
+			     "apt-get install gcc qemu-system-x86");
+	CHECK(spawn_run(&(struct spawn_req){ .argv = (const char *const *)cmd }, &res) == 0);
+	text = read_file(rules, NULL);
+	if (text) {
+		char *bad = xasprintf("%s\nconfig KCMP\n\tprompt if EXPERT &&\n", text);
+
+		write_file_atomic(rules, bad, strlen(bad));
+		free(bad);
+	}
+	expect_harness_error("bad-rules", (const char *[]){ "--matrix", dir, NULL },
+			     "rules/v3.rules:");
+	free(text);
+	free(rules);
+	free(dir);
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	if (!mkdtemp(scratch)) {
+		perror("mkdtemp");
+		return 2;
+	}
+	cache = default_cache();
+	printf("# kernel cache: %s\n", cache);
+	rc = check_main(argc, argv);
+	free(cache);
+	if (rc == 0)
+		remove_tree(scratch);
+	else
+		printf("# e2e scratch kept in %s\n", scratch);
+	return rc;
+}

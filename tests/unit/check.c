@@ -1,0 +1,63 @@
+/* check: see check.h. */
+#include "check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { MAX_TESTS = 512 };
+
+static struct {
+	const char *name;
+	test_fn fn;
+} tests[MAX_TESTS];
+static int ntests;
+static int current_failed;
+
+void check_register(const char *name, test_fn fn)
+{
+	if (ntests == MAX_TESTS) {
+		fprintf(stderr, "check: too many tests\n");
+		exit(2);
+	}
+	tests[ntests].name = name;
+	tests[ntests++].fn = fn;
+}
+
+void check_fail(const char *file, int line, const char *what)
+{
+	printf("# %s:%d: check failed: %s\n", file, line, what);
+	current_failed = 1;
+}
+
+void check_str_fail(const char *file, int line, const char *what, const char *got,
+		    const char *want)
+{
+	printf("# %s:%d: %s: got '%s', want '%s'\n", file, line, what, got ? got : "(null)",
+	       want ? want : "(null)");
+	current_failed = 1;
+}
+
+int check_main(int argc, char **argv)
+{
+	int passed = 0, failed = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("KTAP version 1\n1..%d\n", argc > 1 ? 0 : ntests);
+	for (int i = 0; i < ntests; i++) {
+		int wanted = argc <= 1;
+
+		for (int a = 1; a < argc; a++)
+			wanted |= strstr(tests[i].name, argv[a]) != NULL;
+		if (!wanted)
+			continue;
+		current_failed = 0;
+		tests[i].fn();
+		printf("%s %d %s\n", current_failed ? "not ok" : "ok", i + 1, tests[i].name);
+		if (current_failed)
+			failed++;
+		else
+			passed++;
+	}
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed || passed == 0;
+}

@@ -1,0 +1,157 @@
+/* Verdicts: each way a cell can go wrong gives its own status and reason. */
+#include "check.h"
+#include "judge.h"
+#include "matrix.h"
+#include "util.h"
+
+#include <stdlib.h>
+
+static struct matrix m;
+
+static void load_matrix(void)
+{
+	char err[512] = "";
+
+	if (m.nsym)
+		return;
+	CHECK(matrix_load("matrix", &m, err, sizeof(err)) == 0);
+	CHECK_STR(err, "");
+}
+
+static const char passing_log[] =
+	"Linux version 6.1.192 #1 kcmpm-0123456789abcdef\nKTAP version 1\n1..2\n"
+	"# kcmp-matrix kernel: 6.1.192 #1 kcmpm-0123456789abcdef\nok 1 kernel_identity\n"
+	"ok 2 kcmp_present\n# kcmp-matrix observed: kcmp=works epoll=works epoll_tfd=works\n"
+	"# kcmp-matrix: powering off\n";
+
+/* A cell requesting and resolving EXPERT=y KCMP=y, judged on a console text. */
+static void judge_text(const char *text, const char *resolved, struct cell *c,
+		       const struct boot_outcome *bo, const char *build_error)
+{
+	struct ktap_log log;
+	char err[256];
+
+	load_matrix();
+	*c = (struct cell){ 0 };
+	memcpy(c->requested, "yynny", 5);
+	CHECK(rules_predict(&m.variant[0].rules, c->requested, &c->predicted, err, sizeof(err)) == 0);
+	memcpy(c->resolved, resolved, 5);
+	ktap_parse(text, strlen(text), &log);
+	judge_cell(&(struct judge_input){ .m = &m, .build_error = build_error, .boot = bo,
+					  .log = build_error ? NULL : &log,
+					  .kernel_id = "kcmpm-0123456789abcdef" }, c);
+	ktap_free(&log);
+}
+
+static void free_cell(struct cell *c)
+{
+	free(c->observed_kcmp);
+	free(c->observed_epoll);
+	free(c->observed_epoll_tfd);
+	free(c->booted);
+}
+
+static const struct boot_outcome clean_exit = { .started = 1 };
+
+TEST(judge_pass)
+{
+	struct cell c;
+
+	judge_text(passing_log, "yynny", &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_PASS);
+	CHECK_STR(c.reason, "");
+	CHECK_STR(c.observed_kcmp, "works");
+	free_cell(&c);
+}
+
+TEST(judge_config_layer)
+{
+	struct cell c;
+
+	/* Kconfig resolved KCMP=n where the rules predicted y: the config layer diverges, and
+	 * the guest's "works" no longer matches what the resolved config implies. */
+	judge_text(passing_log, "ynnny", &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_FAIL);
+	CHECK_CONTAINS(c.reason, "config: KCMP predicted y, resolved n");
+	CHECK_CONTAINS(c.reason, "observed: kcmp() works, but the resolved config implies enosys");
+	free_cell(&c);
+}
+
+TEST(judge_observed_layer)
+{
+	struct cell c;
+	char *log = xstrdup(passing_log);
+
+	memcpy(strstr(log, "kcmp=works"), "kcmp=enosy", 10);
+	judge_text(log, "yynny", &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_FAIL);
+	CHECK_CONTAINS(c.reason, "observed: kcmp() enosy");
+	free(log);
+	free_cell(&c);
+}
+
+TEST(judge_identity_layer)
+{
+	struct cell c;
+	char *log = xstrdup(passing_log);
+
+	memcpy(strstr(log, "# kcmp-matrix kernel: 6.1.192 #1 kcmpm-0"), "# kcmp-matrix kernel: 6.1.192 #1 kcmpm-f", 40);
+	judge_text(log, "yynny", &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_FAIL);
+	CHECK_CONTAINS(c.reason, "identity: the guest booted");
+	free(log);
+	free_cell(&c);
+}
+
+TEST(judge_guest_failure)
+{
+	struct cell c;
+
+	judge_text("KTAP version 1\n1..2\n# kcmp-matrix kernel: 6.1.192 #1 kcmpm-0123456789abcdef\n"
+		   "ok 1 kernel_identity\nnot ok 2 kcmp_present\n# kcmp_present: predicted present\n"
+		   "# kcmp-matrix observed: kcmp=works epoll=works epoll_tfd=works\n"
+		   "# kcmp-matrix: powering off\n", "yynny", &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_FAIL);
+	CHECK_STR(c.reason, "guest: not ok 2 kcmp_present: kcmp_present: predicted present");
+	free_cell(&c);
+}
+
+TEST(judge_build_boot_timeout)
+{
+	struct cell c;
+	const struct boot_outcome timed_out = { .started = 1, .timed_out = 1, .status = 137 };
+
+	judge_text("", "yynny", &c, NULL, "kernel/kcmp.c:1:1: error: boom");
+	CHECK(c.status == CELL_BUILD_FAIL);
+	CHECK_STR(c.reason, "kernel/kcmp.c:1:1: error: boom");
+	free_cell(&c);
+
+	judge_text("KTAP version 1\n1..2\nok 1 a\n[ 1.0] Kernel panic - not syncing: x\n", "yynny",
+		   &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_BOOT_FAIL);
+	CHECK_STR(c.reason, "kernel crashed: Kernel panic - not syncing: x");
+	free_cell(&c);
+
+	judge_text("KTAP version 1\n1..2\nok 1 a\n", "yynny", &c, &timed_out, NULL);
+	CHECK(c.status == CELL_TIMEOUT);
+	free_cell(&c);
+
+	judge_text("KTAP version 1\n1..2\nok 1 a\n", "yynny", &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_BOOT_FAIL);
+	CHECK_STR(c.reason, "KTAP plan 1..2 but 1 results (QEMU exit status 0)");
+	free_cell(&c);
+}
+
+TEST(judge_epoll_tfd_implications)
+{
+	CHECK_STR(judge_epoll_tfd('y', 'y'), "works");
+	CHECK_STR(judge_epoll_tfd('y', 'n'), "eopnotsupp");
+	CHECK_STR(judge_epoll_tfd('n', 'y'), "enosys");
+	CHECK_STR(judge_epoll_tfd('n', 'n'), "enosys");
+}
+
+__attribute__((destructor)) static void free_matrix(void)
+{
+	if (m.nsym)
+		matrix_free(&m);
+}

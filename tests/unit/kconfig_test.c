@@ -1,0 +1,50 @@
+/* .config reading and editing. */
+#include "check.h"
+#include "kconfig.h"
+
+#include <stdlib.h>
+
+static const char cfg[] = "#\n# Automatically generated file; DO NOT EDIT.\n#\n"
+			  "CONFIG_EXPERT=y\n# CONFIG_KCMP is not set\nCONFIG_LOCALVERSION=\"-x\"\r\n"
+			  "CONFIG_DRM=m\nCONFIG_KCMPX=y\n";
+
+TEST(kconfig_get_values)
+{
+	char *v;
+
+	CHECK_STR(v = kconfig_get(cfg, "EXPERT"), "y");
+	free(v);
+	CHECK_STR(v = kconfig_get(cfg, "KCMP"), "n");
+	free(v);
+	CHECK_STR(v = kconfig_get(cfg, "LOCALVERSION"), "\"-x\"");
+	free(v);
+	CHECK(kconfig_get(cfg, "EPOLL") == NULL);
+	CHECK(kconfig_get(cfg, "KCMPX_") == NULL);
+	CHECK_STR(v = kconfig_get("CONFIG_A=y", "A"), "y");	/* no trailing newline */
+	free(v);
+}
+
+TEST(kconfig_bool_existence)
+{
+	CHECK(kconfig_bool(cfg, "EXPERT", 1) == 'y');
+	CHECK(kconfig_bool(cfg, "KCMP", 1) == 'n');
+	CHECK(kconfig_bool(cfg, "DRM", 1) == 'm');
+	CHECK(kconfig_bool(cfg, "EPOLL", 1) == 'n');	/* invisible n: no line */
+	CHECK(kconfig_bool(cfg, "EPOLL", 0) == 0);	/* not in the tree */
+	CHECK(kconfig_bool(cfg, "KCMPX", 0) == 'y');
+}
+
+TEST(kconfig_set_replaces_lines)
+{
+	const char *names[] = { "EXPERT", "KCMP", "EPOLL" };
+	char *out = kconfig_set(cfg, 3, names, "nyy");
+
+	CHECK(kconfig_bool(out, "EXPERT", 1) == 'n');
+	CHECK(kconfig_bool(out, "KCMP", 1) == 'y');
+	CHECK(kconfig_bool(out, "EPOLL", 1) == 'y');
+	CHECK(kconfig_bool(out, "KCMPX", 1) == 'y');	/* a longer name is another symbol */
+	CHECK(strstr(out, "CONFIG_EXPERT=y") == NULL);
+	CHECK_CONTAINS(out, "# CONFIG_EXPERT is not set\n");
+	CHECK_CONTAINS(out, "CONFIG_DRM=m\n");
+	free(out);
+}

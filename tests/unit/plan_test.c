@@ -1,0 +1,64 @@
+/* Planning: filters and the combination order. */
+#include "check.h"
+#include "matrix.h"
+#include "plan.h"
+
+#include <stdlib.h>
+
+static int plan_count(const char *arches, const char *only, char *err, size_t errlen)
+{
+	struct matrix m;
+	struct plan p;
+	char *a[] = { (char *)arches, NULL };
+	struct plan_filter f = { .arches = arches ? a : NULL, .only = only };
+	int n = -1;
+
+	if (matrix_load("matrix", &m, err, errlen))
+		return -2;
+	if (plan_make(&m, &f, &p, err, errlen) == 0) {
+		n = p.ncell;
+		plan_free(&p);
+	}
+	matrix_free(&m);
+	return n;
+}
+
+TEST(plan_counts)
+{
+	char err[512] = "";
+
+	CHECK(plan_count(NULL, NULL, err, sizeof(err)) == 64);
+	CHECK(plan_count("arm64", NULL, err, sizeof(err)) == 32);
+	CHECK(plan_count("x86_64", "DRM=y", err, sizeof(err)) == 16);
+	CHECK(plan_count(NULL, "EXPERT=y,KCMP=y,DRM=n", err, sizeof(err)) == 2 * 4);
+	CHECK(plan_count(NULL, "EXPERT=y,KCMP=y,CHECKPOINT_RESTORE=n,DRM=n,EPOLL=y DRM=y", err,
+			 sizeof(err)) == 2 * (1 + 16));
+}
+
+TEST(plan_bad_filters)
+{
+	char err[512] = "";
+
+	CHECK(plan_count("riscv", NULL, err, sizeof(err)) == -1);
+	CHECK_STR(err, "unknown arch 'riscv' (matrix/matrix.conf lists the known ones)");
+	CHECK(plan_count(NULL, "KCMP=maybe", err, sizeof(err)) == -1);
+	CHECK_CONTAINS(err, "ONLY: bad term 'KCMP=maybe'");
+	CHECK(plan_count(NULL, "FOO=y", err, sizeof(err)) == -1);
+	CHECK_CONTAINS(err, "ONLY: bad term 'FOO=y'");
+}
+
+TEST(plan_combination_values)
+{
+	struct matrix m;
+	char err[256], v[8], *name;
+
+	CHECK(matrix_load("matrix", &m, err, sizeof(err)) == 0);
+	plan_combo_values(5, 0, v);
+	CHECK(!memcmp(v, "nnnnn", 5));
+	plan_combo_values(5, 0x10 | 0x01, v);
+	CHECK(!memcmp(v, "ynnny", 5));
+	name = plan_combo_name(&m, 0x10 | 0x02);
+	CHECK_STR(name, "EXPERT=y,KCMP=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=n");
+	free(name);
+	matrix_free(&m);
+}

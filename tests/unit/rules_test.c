@@ -1,0 +1,175 @@
+/* Rules: parsing matrix/rules files and predicting what Kconfig resolves. The expected values
+ * below are worked out by hand from init/Kconfig and drivers/gpu/drm/Kconfig in linux 6.1. */
+#include "check.h"
+#include "rules.h"
+#include "util.h"
+
+#include <stdlib.h>
+
+static const char *const names[] = { "EXPERT", "KCMP", "CHECKPOINT_RESTORE", "DRM", "EPOLL" };
+
+static void load_v3(struct rules *r)
+{
+	char err[512] = "";
+
+	CHECK(rules_load("matrix/rules/v3.rules", 5, names, r, err, sizeof(err)) == 0);
+	if (err[0])
+		CHECK_STR(err, "");
+}
+
+/* requested "EKCDP" as a 5-letter y/n string; returns the predicted values as a string */
+static void predict(const struct rules *r, const char *req, char *out)
+{
+	struct prediction p;
+	char err[256];
+
+	CHECK(rules_predict(r, req, &p, err, sizeof(err)) == 0);
+	for (int i = 0; i < 5; i++)
+		out[i] = p.value[i] ? p.value[i] : '-';
+	out[5] = p.kcmp;
+	out[6] = p.epoll;
+	out[7] = 0;
+}
+
+TEST(rules_v3_kcmp_hidden_without_expert)
+{
+	struct rules r;
+	char got[8];
+
+	load_v3(&r);
+	predict(&r, "nynny", got);	/* KCMP=y requested, EXPERT=n: prompt hidden, no default */
+	CHECK_STR(got, "nnnnyny");
+	predict(&r, "yynny", got);	/* EXPERT=y makes the request count */
+	CHECK_STR(got, "yynnyyy");
+	rules_free(&r);
+}
+
+TEST(rules_v3_selects_win)
+{
+	struct rules r;
+	char got[8];
+
+	load_v3(&r);
+	predict(&r, "nnyny", got);	/* CHECKPOINT_RESTORE selects KCMP */
+	CHECK_STR(got, "nyynyyy");
+	predict(&r, "ynnyy", got);	/* DRM selects KCMP even with KCMP=n asked under EXPERT */
+	CHECK_STR(got, "yynyyyy");
+	rules_free(&r);
+}
+
+TEST(rules_v3_epoll_default_y_without_expert)
+{
+	struct rules r;
+	char got[8];
+
+	load_v3(&r);
+	predict(&r, "nnnnn", got);	/* EPOLL=n not honoured without EXPERT */
+	CHECK_STR(got, "nnnnyny");
+	predict(&r, "ynnnn", got);
+	CHECK_STR(got, "ynnnnnn");
+	rules_free(&r);
+}
+
+TEST(rules_explain)
+{
+	struct rules r;
+	struct prediction p;
+	char err[256];
+
+	load_v3(&r);
+	CHECK(rules_predict(&r, "nnnyn", &p, err, sizeof(err)) == 0);
+	CHECK_STR(p.why[1], "KCMP=y: selected by DRM");
+	CHECK_STR(p.why[4], "EPOLL=y: prompt hidden, default y");
+	CHECK_STR(p.why[3], "DRM=y: as requested");
+	CHECK(rules_predict(&r, "ynnnn", &p, err, sizeof(err)) == 0);
+	CHECK_STR(p.why[1], "KCMP=n: as requested");
+	rules_free(&r);
+}
+
+TEST(rules_behaviour_from_values)
+{
+	struct rules r;
+	char kcmp, epoll;
+
+	load_v3(&r);
+	rules_behaviour(&r, "nyyny", &kcmp, &epoll);
+	CHECK(kcmp == 'y' && epoll == 'y');
+	rules_behaviour(&r, "ynnnn", &kcmp, &epoll);
+	CHECK(kcmp == 'n' && epoll == 'n');
+	rules_free(&r);
+}
+
+static const char *parse_error(const char *text)
+{
+	static char err[512];
+	struct rules r;
+
+	err[0] = 0;
+	if (rules_parse("t.rules", text, 5, names, &r, err, sizeof(err)) == 0) {
+		rules_free(&r);
+		return "(parsed)";
+	}
+	return err;
+}
+
+#define ALL_BUT_EPOLL "format 1\nconfig EXPERT\n prompt\nconfig KCMP\n prompt if EXPERT\n" \
+		      "config CHECKPOINT_RESTORE\n prompt\nconfig DRM\n prompt\n"
+
+TEST(rules_errors_name_file_and_line)
+{
+	CHECK_CONTAINS(parse_error("config EXPERT\n"), "t.rules:1: expected 'format 1'");
+	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "config EPOLL\n prompt if FOO\n"),
+		       "t.rules:11: unknown symbol 'FOO'");
+	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "config EPOLL\n promt\n"),
+		       "t.rules:11: unknown attribute 'promt'");
+	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "syscall kcmp KCMP\nsyscall epoll EPOLL\n"),
+		       "no 'config EPOLL' block");
+	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "config EPOLL\n prompt\nsyscall kcmp KCMP\n"),
+		       "missing 'syscall epoll EXPR'");
+	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "config EPOLL\n prompt if (EXPERT\n"),
+		       "t.rules:11: missing ')'");
+	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "config EPOLL\n default maybe\n"),
+		       "t.rules:11: expected 'default y'");
+	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "config EPOLL\n prompt\nconfig EPOLL\n"),
+		       "t.rules:12: second 'config EPOLL'");
+	CHECK_CONTAINS(parse_error(" prompt\n" ALL_BUT_EPOLL), "expected 'format 1'");
+	CHECK_CONTAINS(parse_error("format 1\n prompt\n"), "t.rules:2: indented line outside");
+}
+
+TEST(rules_expressions_and_absent)
+{
+	struct rules r;
+	struct prediction p;
+	char err[512] = "";
+	const char *text = "format 1\nconfig EXPERT\n prompt\nconfig KCMP\n absent\n"
+			   "config CHECKPOINT_RESTORE\n prompt\n"
+			   "config DRM\n prompt\n depends on !CHECKPOINT_RESTORE || EXPERT && y\n"
+			   "config EPOLL\n default y if (EXPERT || DRM) && !n\n default n\n"
+			   "syscall kcmp CHECKPOINT_RESTORE\nsyscall epoll EPOLL\n";
+
+	CHECK(rules_parse("t.rules", text, 5, names, &r, err, sizeof(err)) == 0);
+	CHECK_STR(err, "");
+	CHECK(rules_predict(&r, "nyyyy", &p, err, sizeof(err)) == 0);
+	CHECK(p.value[1] == 0);		/* absent */
+	CHECK(p.value[3] == 'n');	/* depends on: !y || (n && y) */
+	CHECK(p.value[4] == 'n');	/* no prompt: default n (EXPERT and DRM are n) */
+	CHECK(p.kcmp == 'y');
+	CHECK(rules_predict(&r, "yyyyn", &p, err, sizeof(err)) == 0);
+	CHECK(p.value[3] == 'y' && p.value[4] == 'y');
+	rules_free(&r);
+}
+
+TEST(rules_cycle_is_an_error)
+{
+	struct rules r;
+	struct prediction p;
+	char err[512] = "";
+	const char *text = "format 1\nconfig EXPERT\n prompt\nconfig KCMP\n selected-by DRM\n"
+			   "config CHECKPOINT_RESTORE\n prompt\nconfig DRM\n selected-by KCMP\n"
+			   "config EPOLL\n prompt\nsyscall kcmp KCMP\nsyscall epoll EPOLL\n";
+
+	CHECK(rules_parse("t.rules", text, 5, names, &r, err, sizeof(err)) == 0);
+	CHECK(rules_predict(&r, "nnnnn", &p, err, sizeof(err)) == -1);
+	CHECK_CONTAINS(err, "cycle");
+	rules_free(&r);
+}
