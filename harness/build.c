@@ -21,7 +21,7 @@ static int make_args(const struct build_ctx *b, const char **argv, char **own, i
 
 	argv[n++] = b->make;
 	argv[n++] = "-C";
-	argv[n++] = b->tree->path;
+	argv[n++] = b->src;
 	argv[n++] = own[k++] = xasprintf("O=%s", b->build_dir);
 	argv[n++] = own[k++] = xasprintf("ARCH=%s", b->arch->kernel_arch);
 	argv[n++] = own[k++] = xasprintf("CROSS_COMPILE=%s", b->arch->cross_compile);
@@ -63,14 +63,27 @@ static int run_config(const struct build_ctx *b, int nextra, char **extra, char 
 	return rc;
 }
 
+/* A build directory belongs to one source tree (Kbuild records absolute source paths in it),
+ * named in its .kcmpm-srctree; one found holding another tree's objects is emptied. */
 static int ensure_dirs(const struct build_ctx *b, char *err, size_t errlen)
 {
-	if (mkdir_p(b->build_dir) || mkdir_p(b->work_dir)) {
+	char *mark = xasprintf("%s/.kcmpm-srctree", b->build_dir), *have = read_file(mark, NULL);
+	int fresh = !have || strcmp(have, b->src), rc = 0;
+
+	if (fresh && path_exists(b->build_dir)) {
+		fprintf(stderr, "kcmp-matrix: %s was built from another tree; starting it afresh\n",
+			b->build_dir);
+		remove_tree(b->build_dir);
+	}
+	if (mkdir_p(b->build_dir) || mkdir_p(b->work_dir) ||
+	    (fresh && write_file_atomic(mark, b->src, strlen(b->src)))) {
 		snprintf(err, errlen, "cannot create build directories under '%s': %s",
 			 b->work_dir, strerror(errno));
-		return -1;
+		rc = -1;
 	}
-	return 0;
+	free(mark);
+	free(have);
+	return rc;
 }
 
 char *build_base_config(const struct build_ctx *b, char *const *fragments, char *err,
@@ -194,7 +207,7 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 			snprintf(out->first_error, sizeof(out->first_error),
 				 "make succeeded but left no %s", b->arch->image);
 		else
-			build_first_error(log ? log : "", b->tree->path, out->first_error,
+			build_first_error(log ? log : "", b->src, out->first_error,
 					  sizeof(out->first_error));
 		free(log);
 	}

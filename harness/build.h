@@ -10,12 +10,12 @@
 #define KCMPM_BUILD_H
 
 #include "matrix.h"
-#include "tree.h"
 
 #include <stddef.h>
 
 struct build_ctx {
-	const struct tree *tree;
+	const char *src;	/* the source tree (a variant's tree) */
+	const char *tree_tag;
 	const struct arch *arch;
 	const char *make;	/* the make program */
 	int jobs;

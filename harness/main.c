@@ -39,6 +39,7 @@ static const char usage[] =
 	"  --cache DIR         cache (default $XDG_CACHE_HOME/kcmp-matrix or ~/.cache/kcmp-matrix)\n"
 	"  --results DIR       where results go (default results)\n"
 	"  --matrix DIR        matrix description (default matrix)\n"
+	"  --patches DIR       variants' patch series (default kernel-patch)\n"
 	"  --guest FILE        guest test source (default guest-tests/kcmp_init.c)\n"
 	"  -j, --jobs N        make -j (default: number of CPUs)\n"
 	"  --boot-timeout S    seconds per boot, overriding matrix/arches.conf\n"
@@ -89,7 +90,7 @@ static double positive_number(const char *opt, const char *s)
 static void parse_args(int argc, char **argv, struct options *o)
 {
 	enum { O_ARCH = 256, O_VARIANTS, O_ONLY, O_KSRC, O_TARBALL, O_CACHE, O_RESULTS, O_MATRIX,
-	       O_GUEST, O_TIMEOUT, O_MAKE, O_QEMU };
+	       O_PATCHES, O_GUEST, O_TIMEOUT, O_MAKE, O_QEMU };
 	static const struct option longopts[] = {
 		{ "arch", required_argument, NULL, O_ARCH },
 		{ "variants", required_argument, NULL, O_VARIANTS },
@@ -99,6 +100,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "cache", required_argument, NULL, O_CACHE },
 		{ "results", required_argument, NULL, O_RESULTS },
 		{ "matrix", required_argument, NULL, O_MATRIX },
+		{ "patches", required_argument, NULL, O_PATCHES },
 		{ "guest", required_argument, NULL, O_GUEST },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "boot-timeout", required_argument, NULL, O_TIMEOUT },
@@ -119,6 +121,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case O_CACHE: o->run.cache_dir = optarg; break;
 		case O_RESULTS: o->run.results_dir = optarg; break;
 		case O_MATRIX: o->run.matrix_dir = optarg; break;
+		case O_PATCHES: o->run.patch_dir = optarg; break;
 		case O_GUEST: o->run.guest_src = optarg; break;
 		case 'j': o->run.jobs = (int)positive_number("--jobs", optarg); break;
 		case O_TIMEOUT: o->run.boot_timeout = positive_number("--boot-timeout", optarg); break;
@@ -183,7 +186,7 @@ static void write_results(const struct options *o, const struct matrix *m, const
 
 int main(int argc, char **argv)
 {
-	struct options o = { .run = { .matrix_dir = "matrix",
+	struct options o = { .run = { .matrix_dir = "matrix", .patch_dir = "kernel-patch",
 				      .guest_src = "guest-tests/kcmp_init.c",
 				      .results_dir = "results", .make = "make" },
 			     .tarball = "/usr/src/linux-source-6.1.tar.xz" };
@@ -205,7 +208,7 @@ int main(int argc, char **argv)
 		o.run.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (o.run.jobs < 1)
 		o.run.jobs = 1;
-	if (matrix_load(o.run.matrix_dir, &m, err, sizeof(err)))
+	if (matrix_load(o.run.matrix_dir, o.run.patch_dir, &m, err, sizeof(err)))
 		die("%s", err);
 	if (plan_make(&m, &o.filter, &p, err, sizeof(err)))
 		die("%s", err);
@@ -224,7 +227,7 @@ int main(int argc, char **argv)
 	fputs(table, stdout);
 	write_results(&o, &m, &p, &t, now_seconds() - start, table);
 	for (int i = 0; i < p.ncell; i++)
-		if (p.cell[i].status != CELL_PASS)
+		if (!cell_ok(&p.cell[i]))
 			status = EXIT_SOME_FAIL;
 	free(table);
 	plan_free(&p);

@@ -205,7 +205,41 @@ fail:
 	return -1;
 }
 
-int matrix_load(const char *dir, struct matrix *m, char *err, size_t errlen)
+/* kernel-patch/<variant>/xfail: "format 1", then "xfail PATTERN REASON..." lines. A missing
+ * file declares nothing. */
+static int load_xfail(struct matrix *m, struct variant *v, char *err, size_t errlen)
+{
+	struct conf_file cf;
+
+	if (!path_exists(v->xfail_path))
+		return 0;
+	if (conf_load(v->xfail_path, &cf, err, errlen))
+		return -1;
+	for (int i = 1; i < cf.nline; i++) {
+		const struct conf_line *l = &cf.line[i];
+		struct xfail x = { .lineno = l->lineno };
+		char what[512];
+
+		snprintf(what, sizeof(what), "%s:%d", v->xfail_path, l->lineno);
+		if (l->indented || l->nword < 3 || strcmp(l->word[0], "xfail")) {
+			snprintf(err, errlen, "%s: expected 'xfail PATTERN REASON'", what);
+			conf_free(&cf);
+			return -1;
+		}
+		if (matrix_parse_pattern(m, l->word[1], what, &x.pattern, err, errlen)) {
+			conf_free(&cf);
+			return -1;
+		}
+		x.reason = xstrdup(conf_rest(l, 2));
+		v->xfail = xrealloc(v->xfail, sizeof(x) * (size_t)(v->nxfail + 1));
+		v->xfail[v->nxfail++] = x;
+	}
+	conf_free(&cf);
+	return 0;
+}
+
+int matrix_load(const char *dir, const char *patch_root, struct matrix *m, char *err,
+		size_t errlen)
 {
 	char **arches = NULL, **variants = NULL;
 	char *path = xasprintf("%s/matrix.conf", dir);
@@ -228,6 +262,11 @@ int matrix_load(const char *dir, struct matrix *m, char *err, size_t errlen)
 		var->rules_path = xasprintf("%s/rules/%s.rules", dir, var->name);
 		if (rules_load(var->rules_path, m->nsym, (const char *const *)m->sym, &var->rules,
 			       err, errlen))
+			goto out;
+		var->patch_dir = xasprintf("%s/%s", patch_root ? patch_root : "/nonexistent",
+					   var->name);
+		var->xfail_path = xasprintf("%s/xfail", var->patch_dir);
+		if (load_xfail(m, var, err, errlen))
 			goto out;
 	}
 	if (!m->base)
@@ -263,12 +302,59 @@ void matrix_free(struct matrix *m)
 	for (int v = 0; v < m->nvariant; v++) {
 		free(m->variant[v].name);
 		free(m->variant[v].rules_path);
+		free(m->variant[v].patch_dir);
+		free(m->variant[v].xfail_path);
+		for (int i = 0; i < m->variant[v].nxfail; i++)
+			free(m->variant[v].xfail[i].reason);
+		free(m->variant[v].xfail);
 		if (m->variant[v].rules.path)
 			rules_free(&m->variant[v].rules);
 	}
 	free(m->variant);
 	free_vec(m->base);
 	*m = (struct matrix){ 0 };
+}
+
+int matrix_parse_pattern(const struct matrix *m, const char *text, const char *what,
+			 struct pattern *p, char *err, size_t errlen)
+{
+	char *copy = xstrdup(text), *save = NULL;
+	int rc = 0;
+
+	*p = (struct pattern){ .arch = -1 };
+	for (char *w = strtok_r(copy, ",", &save); w && !rc; w = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(w, '=');
+		int s = -1;
+
+		if (eq)
+			*eq = 0;
+		if (eq && !strcmp(w, "ARCH") && (p->arch = matrix_arch_index(m, eq + 1)) >= 0)
+			continue;
+		if (eq)
+			s = matrix_symbol_index(m, w);
+		if (s < 0 || (strcmp(eq + 1, "y") && strcmp(eq + 1, "n"))) {
+			snprintf(err, errlen, "%s: bad term '%s%s%s'; expected SYMBOL=y, SYMBOL=n or "
+				 "ARCH=name with names from matrix/, joined by commas", what, w,
+				 eq ? "=" : "", eq ? eq + 1 : "");
+			rc = -1;
+			break;
+		}
+		p->mask |= 1u << (m->nsym - 1 - s);
+		if (eq[1] == 'y')
+			p->want |= 1u << (m->nsym - 1 - s);
+	}
+	free(copy);
+	return rc;
+}
+
+int matrix_pattern_matches(const struct pattern *p, int nsym, const char *values, int arch)
+{
+	unsigned bits = 0;
+
+	for (int i = 0; i < nsym; i++)
+		if (values[i] == 'y' || values[i] == 'm')
+			bits |= 1u << (nsym - 1 - i);
+	return (bits & p->mask) == p->want && (p->arch < 0 || p->arch == arch);
 }
 
 static int find_name(char *const *names, int n, const char *name)

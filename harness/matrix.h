@@ -26,10 +26,28 @@ struct arch {
 	char **packages;	/* NULL-terminated */
 };
 
+/* A pattern over the symbols and the arch: "SYM=y|n" and "ARCH=name" terms joined by commas,
+ * all of which must hold. */
+struct pattern {
+	unsigned mask, want;	/* bit (nsym-1-i) for symbol i, as in plan.h's combinations */
+	int arch;		/* arch index, or -1 for any */
+};
+
+/* A known failure, from kernel-patch/<variant>/xfail: lines "xfail PATTERN REASON...". */
+struct xfail {
+	struct pattern pattern;
+	int lineno;
+	char *reason;
+};
+
 struct variant {
 	char *name;
 	char *rules_path;
 	struct rules rules;
+	char *patch_dir;	/* kernel-patch/<name> */
+	char *xfail_path;
+	int nxfail;
+	struct xfail *xfail;
 };
 
 struct matrix {
@@ -43,13 +61,21 @@ struct matrix {
 	int build_order[MAX_SYMBOLS];	/* symbol indices, slowest-changing first */
 };
 
-/* Loads matrix.conf, arches.conf and every variant's rules from dir. Returns -1 with a
- * "file:line: what" message in err. */
-int matrix_load(const char *dir, struct matrix *m, char *err, size_t errlen);
+/* Loads matrix.conf, arches.conf and every variant's rules from dir, and each variant's xfail
+ * file from patch_root/<variant>/ (NULL: none). Returns -1 with a "file:line: what" message
+ * in err. */
+int matrix_load(const char *dir, const char *patch_root, struct matrix *m, char *err,
+		size_t errlen);
 void matrix_free(struct matrix *m);
 
 int matrix_arch_index(const struct matrix *m, const char *name);
 int matrix_variant_index(const struct matrix *m, const char *name);
 int matrix_symbol_index(const struct matrix *m, const char *name);
+
+/* Parses a pattern; what names it in errors. Returns -1 with "what: bad term ..." in err. */
+int matrix_parse_pattern(const struct matrix *m, const char *text, const char *what,
+			 struct pattern *p, char *err, size_t errlen);
+/* Does the pattern hold for these values ('y'/'n'/'m'/0) on this arch? */
+int matrix_pattern_matches(const struct pattern *p, int nsym, const char *values, int arch);
 
 #endif

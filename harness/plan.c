@@ -24,38 +24,6 @@ char *plan_combo_name(const struct matrix *m, unsigned combo)
 	return sb.s;
 }
 
-/* One alternative of an ONLY pattern: the symbols it constrains and their wanted values. */
-struct term {
-	unsigned mask, want;
-};
-
-/* Parses "SYM=y,SYM=n" (one alternative) into a term. */
-static int parse_term(const struct matrix *m, char *alt, struct term *t, char *err,
-		      size_t errlen)
-{
-	char *save = NULL;
-
-	*t = (struct term){ 0 };
-	for (char *w = strtok_r(alt, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(w, '=');
-		int s;
-
-		if (eq)
-			*eq = 0;
-		s = matrix_symbol_index(m, w);
-		if (!eq || s < 0 || (strcmp(eq + 1, "y") && strcmp(eq + 1, "n"))) {
-			snprintf(err, errlen, "ONLY: bad term '%s%s%s'; expected SYMBOL=y or SYMBOL=n "
-				 "with a symbol from matrix/matrix.conf, joined by commas", w,
-				 eq ? "=" : "", eq ? eq + 1 : "");
-			return -1;
-		}
-		t->mask |= 1u << (m->nsym - 1 - s);
-		if (eq[1] == 'y')
-			t->want |= 1u << (m->nsym - 1 - s);
-	}
-	return 0;
-}
-
 /* Marks the combinations an ONLY pattern selects: space-separated alternatives, each a
  * comma-separated list of SYMBOL=y|n that must all hold. An empty pattern selects all. */
 static int parse_only(const struct matrix *m, const char *only, int *selected, char *err,
@@ -69,10 +37,10 @@ static int parse_only(const struct matrix *m, const char *only, int *selected, c
 		selected[c] = 0;
 	for (char *alt = strtok_r(copy, " \t", &save); alt && !rc;
 	     alt = strtok_r(NULL, " \t", &save)) {
-		struct term t;
+		struct pattern t;
 
 		nalt++;
-		rc = parse_term(m, alt, &t, err, errlen);
+		rc = matrix_parse_pattern(m, alt, "ONLY", &t, err, errlen);
 		for (unsigned c = 0; c < ncombo && !rc; c++)
 			if ((c & t.mask) == t.want)
 				selected[c] = 1;
@@ -161,13 +129,44 @@ void plan_free(struct plan *p)
 	*p = (struct plan){ 0 };
 }
 
+void plan_apply_xfail(const struct matrix *m, struct cell *c)
+{
+	const struct variant *v = &m->variant[c->variant];
+	int resolved = c->status != CELL_CONFIG_FAIL;
+
+	for (int i = 0; i < v->nxfail; i++) {
+		const struct xfail *x = &v->xfail[i];
+		char was[sizeof(c->reason) / 2];
+
+		if (!matrix_pattern_matches(&x->pattern, m->nsym, resolved ? c->resolved : c->requested,
+					  c->arch))
+			continue;
+		snprintf(was, sizeof(was), "%.500s", c->reason);
+		if (c->status == CELL_PASS) {
+			c->status = CELL_XPASS;
+			snprintf(c->reason, sizeof(c->reason), "declared failing but passed (%.300s:%d: %.400s)",
+				 v->xfail_path, x->lineno, x->reason);
+		} else {
+			c->status = CELL_XFAIL;
+			snprintf(c->reason, sizeof(c->reason), "known: %.400s; %s", x->reason, was);
+		}
+		return;
+	}
+}
+
+int cell_ok(const struct cell *c)
+{
+	return c->status == CELL_PASS || c->status == CELL_XFAIL;
+}
+
 const char *cell_status_name(enum cell_status s)
 {
 	static const char *const names[] = {
 		[CELL_PENDING] = "PENDING",	   [CELL_PASS] = "PASS",
 		[CELL_FAIL] = "FAIL",		   [CELL_BUILD_FAIL] = "BUILD_FAIL",
 		[CELL_BOOT_FAIL] = "BOOT_FAIL",	   [CELL_TIMEOUT] = "TIMEOUT",
-		[CELL_CONFIG_FAIL] = "CONFIG_FAIL",
+		[CELL_CONFIG_FAIL] = "CONFIG_FAIL", [CELL_XFAIL] = "XFAIL",
+		[CELL_XPASS] = "XPASS",
 	};
 
 	return names[s];

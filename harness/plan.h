@@ -20,6 +20,8 @@ enum cell_status {
 	CELL_BOOT_FAIL,		/* the guest crashed or did not complete its KTAP plan */
 	CELL_TIMEOUT,		/* the guest did not finish within the arch's boot-timeout */
 	CELL_CONFIG_FAIL,	/* Kconfig could not resolve the cell's configuration */
+	CELL_XFAIL,		/* did not pass, as the variant's xfail file declares */
+	CELL_XPASS,		/* passed, though the variant's xfail file says it fails */
 };
 
 struct cell {
@@ -29,6 +31,7 @@ struct cell {
 	struct prediction predicted;	/* from the variant's rules */
 	char resolved[MAX_SYMBOLS];	/* from the final .config: 'y'/'n'/'m', 0 = no symbol */
 	char config_tag[17];		/* content hash of the final .config */
+	int built;			/* its kernel built */
 	char *observed_kcmp;		/* from the guest, NULL if it never said */
 	char *observed_epoll;
 	char *observed_epoll_tfd;
@@ -59,6 +62,13 @@ struct plan {
 int plan_make(const struct matrix *m, const struct plan_filter *f, struct plan *p, char *err,
 	      size_t errlen);
 void plan_free(struct plan *p);
+
+/* Applies the variant's known failures to a judged cell: a declared cell that failed becomes
+ * XFAIL, one that passed XPASS. Matched on the resolved values, or the requested ones when the
+ * config never resolved. */
+void plan_apply_xfail(const struct matrix *m, struct cell *c);
+/* Did the cell end as the run wants (PASS or XFAIL)? */
+int cell_ok(const struct cell *c);
 
 /* requested values of combination c */
 void plan_combo_values(int nsym, unsigned combo, char *values);

@@ -42,11 +42,69 @@ static int columns(const struct matrix *m, const struct plan *p, int *col_v, int
 	return n;
 }
 
+/* What a cell shows a user: its kcmp() state when it booted, else that it did not build or
+ * boot. */
+static const char *outcome(const struct cell *c)
+{
+	if (!c->built)
+		return "no-build";
+	return c->observed_kcmp ? c->observed_kcmp : "no-result";
+}
+
+/* Rows where the variants disagree, per arch: in kcmp() state or in whether the kernel built.
+ * This is what a patch changed for users. */
+static void behaviour_diff(struct strbuf *sb, const struct matrix *m, const struct plan *p)
+{
+	int nvar = 0, rows = 0;
+
+	for (int v = 0; v < m->nvariant; v++)
+		for (int i = 0; i < p->ncell; i++)
+			if (p->cell[i].variant == v) {
+				nvar++;
+				break;
+			}
+	if (nvar < 2)
+		return;
+	sb_printf(sb, "\nBehaviour diff between variants (kcmp() state, or no-build):\n");
+	for (int a = 0; a < m->narch; a++)
+		for (int r = 0; r < p->ncombo; r++) {
+			const struct cell *first = NULL;
+			int differs = 0;
+			char *name;
+
+			for (int v = 0; v < m->nvariant; v++) {
+				const struct cell *c = find_cell(p, v, a, p->combo[r]);
+
+				if (!c)
+					continue;
+				if (first && strcmp(outcome(first), outcome(c)))
+					differs = 1;
+				if (!first)
+					first = c;
+			}
+			if (!differs)
+				continue;
+			rows++;
+			name = plan_combo_name(m, p->combo[r]);
+			sb_printf(sb, "  %s %s:", m->arch[a].name, name);
+			for (int v = 0; v < m->nvariant; v++) {
+				const struct cell *c = find_cell(p, v, a, p->combo[r]);
+
+				if (c)
+					sb_printf(sb, " %s=%s", m->variant[v].name, outcome(c));
+			}
+			sb_printf(sb, "\n");
+			free(name);
+		}
+	if (!rows)
+		sb_printf(sb, "  none: every variant behaves the same in every cell run\n");
+}
+
 char *report_table(const struct matrix *m, const struct plan *p)
 {
 	int col_v[m->nvariant * m->narch], col_a[m->nvariant * m->narch];
 	int ncol = columns(m, p, col_v, col_a);
-	int count[CELL_CONFIG_FAIL + 1] = { 0 };
+	int count[CELL_XPASS + 1] = { 0 };
 	struct strbuf sb = { 0 };
 
 	sb_printf(&sb, "|");
@@ -76,6 +134,7 @@ char *report_table(const struct matrix *m, const struct plan *p)
 		sb_printf(&sb, "\n");
 	}
 	sb_printf(&sb, "\nA mark like KCMP→y: the cell requested KCMP=n and Kconfig resolved it to y.\n");
+	behaviour_diff(&sb, m, p);
 	for (int i = 0; i < p->ncell; i++) {
 		const struct cell *c = &p->cell[i];
 		char *name;
@@ -89,7 +148,7 @@ char *report_table(const struct matrix *m, const struct plan *p)
 		free(name);
 	}
 	sb_printf(&sb, "\n%d cells:", p->ncell);
-	for (int s = CELL_PASS; s <= CELL_CONFIG_FAIL; s++)
+	for (int s = CELL_PASS; s <= CELL_XPASS; s++)
 		if (count[s])
 			sb_printf(&sb, " %d %s", count[s], cell_status_name(s));
 	if (count[CELL_PENDING])

@@ -8,6 +8,7 @@
 #include "kconfig.h"
 #include "ktap.h"
 #include "util.h"
+#include "variant.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -19,7 +20,8 @@ struct group {
 	const struct run_opts *o;
 	const struct matrix *m;
 	const struct tree *t;
-	const int *exists;		/* exists[s]: the tree defines matrix symbol s */
+	const struct variant_tree *vt;	/* the variant's source tree */
+	const int *exists;		/* exists[s]: the variant's tree defines matrix symbol s */
 	int variant, arch;
 	struct build_ctx b;
 	char *base;			/* full base config text */
@@ -45,6 +47,7 @@ static void config_tag(const struct group *g, const char *config, char out[17])
 
 	h = hash_bytes(h, g->t->tag, strlen(g->t->tag) + 1);
 	h = hash_bytes(h, g->m->variant[g->variant].name, strlen(g->m->variant[g->variant].name) + 1);
+	h = hash_bytes(h, g->vt->stamp, strlen(g->vt->stamp) + 1);
 	h = hash_bytes(h, config, strlen(config));
 	hash_hex(h, out);
 }
@@ -225,11 +228,13 @@ static int build_and_boot(struct group *g, struct cell **cells, int n, int rep, 
 		write_log_tail(log, tail, 100);
 		free(tail);
 		c->build_seconds = i == rep ? bo.seconds : 0;
+		c->built = bo.ok;
 		if (!bo.ok) {
 			judge_cell(&(struct judge_input){ .m = g->m, .build_error = bo.first_error }, c);
 		} else if (boot_cell(g, c, image, err, errlen)) {
 			goto out;
 		}
+		plan_apply_xfail(g->m, c);
 		progress(g, c);
 	}
 	rc = 0;
@@ -267,8 +272,8 @@ static int run_group(struct group *g, struct plan *p, char *err, size_t errlen)
 		if (p->cell[i].variant == g->variant && p->cell[i].arch == g->arch)
 			cells[n++] = &p->cell[i];
 	order = xcalloc((size_t)n, sizeof(*order));
-	g->b = (struct build_ctx){ .tree = g->t, .arch = &g->m->arch[g->arch], .make = g->o->make,
-				   .jobs = g->o->jobs };
+	g->b = (struct build_ctx){ .src = g->vt->path, .tree_tag = g->t->tag,
+				   .arch = &g->m->arch[g->arch], .make = g->o->make, .jobs = g->o->jobs };
 	g->b.build_dir = xasprintf("%s/build/%s/%s/%s", g->o->cache_dir, g->t->tag, vname, aname);
 	g->b.work_dir = xasprintf("%s/work/%s/%s/%s", g->o->cache_dir, g->t->tag, vname, aname);
 	g->initramfs = guest_prepare(&g->m->arch[g->arch], g->o->guest_src, guest_dir, err, errlen);
@@ -287,8 +292,10 @@ static int run_group(struct group *g, struct plan *p, char *err, size_t errlen)
 		}
 		if (resolve_cell(g, cells[i], err, errlen))
 			goto out;
-		if (cells[i]->status == CELL_CONFIG_FAIL)
+		if (cells[i]->status == CELL_CONFIG_FAIL) {
+			plan_apply_xfail(g->m, cells[i]);
 			progress(g, cells[i]);
+		}
 	}
 	nbuild = order_builds(g, cells, n, order);
 	fprintf(stderr, "kcmp-matrix: %s %s: %d cells need %d distinct kernels\n", aname, vname, n,
@@ -314,23 +321,34 @@ out:
 int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree *t,
 	     struct plan *p, char *err, size_t errlen)
 {
-	int exists[MAX_SYMBOLS];
 	int done = 0;
 
-	tree_find_symbols(t, m->nsym, (const char *const *)m->sym, exists);
-	for (int v = 0; v < m->nvariant; v++)
-		for (int a = 0; a < m->narch; a++) {
-			struct group g = { .o = o, .m = m, .t = t, .exists = exists, .variant = v,
-					   .arch = a, .done = done, .total = p->ncell };
-			int any = 0;
+	for (int v = 0; v < m->nvariant; v++) {
+		struct variant_tree vt;
+		int exists[MAX_SYMBOLS], any = 0, rc = 0;
 
+		for (int i = 0; i < p->ncell && !any; i++)
+			any = p->cell[i].variant == v;
+		if (!any)
+			continue;
+		if (variant_prepare(m->variant[v].patch_dir, m->variant[v].name, t, o->cache_dir, &vt,
+				    err, errlen))
+			return -1;
+		tree_find_symbols(vt.path, m->nsym, (const char *const *)m->sym, exists);
+		for (int a = 0; a < m->narch && rc == 0; a++) {
+			struct group g = { .o = o, .m = m, .t = t, .vt = &vt, .exists = exists,
+					   .variant = v, .arch = a, .done = done, .total = p->ncell };
+
+			any = 0;
 			for (int i = 0; i < p->ncell && !any; i++)
 				any = p->cell[i].variant == v && p->cell[i].arch == a;
-			if (!any)
-				continue;
-			if (run_group(&g, p, err, errlen))
-				return -1;
+			if (any)
+				rc = run_group(&g, p, err, errlen);
 			done = g.done;
 		}
+		variant_tree_free(&vt);
+		if (rc)
+			return -1;
+	}
 	return 0;
 }

@@ -12,6 +12,7 @@
 
 struct run_opts {
 	const char *matrix_dir;
+	const char *patch_dir;		/* kernel-patch/ */
 	const char *guest_src;
 	const char *results_dir;
 	const char *cache_dir;

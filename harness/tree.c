@@ -272,12 +272,12 @@ static int scan_file(const char *path, const struct stat *st, int type, struct F
 	return FTW_CONTINUE;
 }
 
-void tree_find_symbols(const struct tree *t, int n, const char *const *names, int *found)
+void tree_find_symbols(const char *path, int n, const char *const *names, int *found)
 {
 	memset(found, 0, sizeof(*found) * (size_t)n);
 	scan.n = n;
 	scan.names = names;
 	scan.found = found;
-	nftw(t->path, scan_file, 64, FTW_PHYS | FTW_ACTIONRETVAL);
+	nftw(path, scan_file, 64, FTW_PHYS | FTW_ACTIONRETVAL);
 	scan = (struct symbol_scan){ 0 };
 }

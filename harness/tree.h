@@ -25,8 +25,8 @@ void tree_free(struct tree *t);
 /* "VERSION.PATCHLEVEL.SUBLEVEL[EXTRAVERSION]" from a top-level Makefile's text, or NULL. */
 char *tree_version_from_makefile(const char *text);
 
-/* For each name, found[i] = 1 if some Kconfig file under the tree defines it
+/* For each name, found[i] = 1 if some Kconfig file under the tree at path defines it
  * ("config NAME" or "menuconfig NAME"). */
-void tree_find_symbols(const struct tree *t, int n, const char *const *names, int *found);
+void tree_find_symbols(const char *path, int n, const char *const *names, int *found);
 
 #endif

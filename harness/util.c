@@ -79,17 +79,26 @@ char *xstrdup(const char *s)
 	return p;
 }
 
+static char *xvasprintf(const char *fmt, va_list ap, int *len)
+{
+	char *s;
+	int n = vasprintf(&s, fmt, ap);
+
+	if (n < 0)
+		die("out of memory");
+	if (len)
+		*len = n;
+	return s;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	s = xvasprintf(fmt, ap, NULL);
 	va_end(ap);
-	if (n < 0)
-		die("out of memory");
 	return s;
 }
 
@@ -250,10 +259,8 @@ void sb_printf(struct strbuf *sb, const char *fmt, ...)
 	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	s = xvasprintf(fmt, ap, &n);
 	va_end(ap);
-	if (n < 0)
-		die("out of memory");
 	sb_add(sb, s, (size_t)n);
 	free(s);
 }

@@ -9,7 +9,9 @@
 #define _GNU_SOURCE
 #include "check.h"
 #include "spawn.h"
+#include "tree.h"
 #include "util.h"
+#include "variant.h"
 
 #include <errno.h>
 #include <dirent.h>
@@ -43,12 +45,19 @@ static struct run harness_run(const char *name, const char *const *args)
 	const char *argv[32] = { harness, "--cache", cache, "--results" };
 	char *log, *tsv;
 	struct spawn_result res;
-	int n = 4;
+	int n = 4, variants = 0;
 
 	r.results = xasprintf("%s/%s", scratch, name);
 	argv[n++] = r.results;
-	for (int i = 0; args[i]; i++)
+	for (int i = 0; args[i]; i++) {
+		variants |= !strcmp(args[i], "--variants");
 		argv[n++] = args[i];
+	}
+	/* Most tests need one variant only: v3, the tree as installed. */
+	if (!variants) {
+		argv[n++] = "--variants";
+		argv[n++] = "v3";
+	}
 	argv[n] = NULL;
 	log = xasprintf("%s.log", r.results);
 	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 1500 }, &res)) {
@@ -74,10 +83,11 @@ static void run_free(struct run *r)
 	free(r->results);
 }
 
-/* The TSV line of a cell ("arch\tv3\tcombo\t..."), copied; NULL if absent. */
-static char *cell_line(const struct run *r, const char *arch, const char *combo)
+/* The TSV line of a cell ("arch\tvariant\tcombo\t..."), copied; NULL if absent. */
+static char *variant_cell_line(const struct run *r, const char *variant, const char *arch,
+			       const char *combo)
 {
-	char *key = xasprintf("\n%s\tv3\t%s\t", arch, combo), *at, *end, *line;
+	char *key = xasprintf("\n%s\t%s\t%s\t", arch, variant, combo), *at, *end, *line;
 
 	at = r->tsv ? strstr(r->tsv, key) : NULL;
 	free(key);
@@ -89,12 +99,17 @@ static char *cell_line(const struct run *r, const char *arch, const char *combo)
 	return line;
 }
 
-/* Checks one cell: status, observed kcmp/epoll/epoll_tfd and resolved values. */
-static void expect_cell(const struct run *r, const char *arch, const char *combo,
-			const char *status_and_observed)
+static char *cell_line(const struct run *r, const char *arch, const char *combo)
 {
-	char *line = cell_line(r, arch, combo);
-	char *want = xasprintf("%s\tv3\t%s\t%s", arch, combo, status_and_observed);
+	return variant_cell_line(r, "v3", arch, combo);
+}
+
+/* Checks one cell of a variant: status, observed kcmp/epoll/epoll_tfd, resolved, reason. */
+static void expect_variant_cell(const struct run *r, const char *variant, const char *arch,
+				const char *combo, const char *status_and_observed)
+{
+	char *line = variant_cell_line(r, variant, arch, combo);
+	char *want = xasprintf("%s\t%s\t%s\t%s", arch, variant, combo, status_and_observed);
 
 	if (!line || strncmp(line, want, strlen(want)))
 		printf("# cell %s %s: got '%s', want '%s...'\n", arch, combo, line ? line : "(none)",
@@ -102,6 +117,12 @@ static void expect_cell(const struct run *r, const char *arch, const char *combo
 	CHECK(line && !strncmp(line, want, strlen(want)));
 	free(line);
 	free(want);
+}
+
+static void expect_cell(const struct run *r, const char *arch, const char *combo,
+			const char *status_and_observed)
+{
+	expect_variant_cell(r, "v3", arch, combo, status_and_observed);
 }
 
 static const char *const arches[] = { "x86_64", "arm64" };
@@ -352,6 +373,139 @@ TEST(e2e_broken_kernel_fails_observed_layer)
 	free(text);
 	free(pristine);
 	free(tree);
+}
+
+/* Does the variant tree hold exactly the pristine tree's files? Compares every regular file
+ * (hard links to the same inode are equal by construction) and the file count. */
+static int same_trees(const char *a, const char *b, char *diff, size_t difflen)
+{
+	const char *argv[] = { "diff", "-r", "-q", "--no-dereference", a, b, NULL };
+	char *log = xasprintf("%s/tree-diff.log", scratch), *text;
+	struct spawn_result res;
+	int same;
+
+	unlink(log);
+	CHECK(spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log }, &res) == 0);
+	text = read_file(log, NULL);
+	same = res.status == 0 && text && !*text;
+	snprintf(diff, difflen, "%.300s", text ? text : "");
+	free(text);
+	free(log);
+	return same;
+}
+
+/* pre followed by the rebased v3 gives back the installed tree, byte for byte. */
+TEST(e2e_pre_plus_v3_is_the_installed_tree)
+{
+	struct tree pristine;
+	struct variant_tree vt;
+	char err[1024] = "", diff[512];
+
+	CHECK(tree_from_tarball("/usr/src/linux-source-6.1.tar.xz", cache, &pristine, err,
+				sizeof(err)) == 0);
+	CHECK(variant_prepare("kernel-patch/v3", "v3", &pristine, cache, &vt, err, sizeof(err)) == 0);
+	CHECK_STR(err, "");
+	CHECK(vt.path && strcmp(vt.path, pristine.path));	/* a patched copy, not the tree */
+	if (vt.path) {
+		CHECK(same_trees(pristine.path, vt.path, diff, sizeof(diff)));
+		if (diff[0])
+			printf("# differences: %s\n", diff);
+	}
+	variant_tree_free(&vt);
+	/* ...and pre alone does differ, in the files the series touches */
+	CHECK(variant_prepare("kernel-patch/pre", "pre", &pristine, cache, &vt, err, sizeof(err)) == 0);
+	if (vt.path) {
+		CHECK(!same_trees(pristine.path, vt.path, diff, sizeof(diff)));
+		CHECK_CONTAINS(diff, "init/Kconfig");
+	}
+	variant_tree_free(&vt);
+	tree_free(&pristine);
+}
+
+/* v1 compiles kcmp.o without eventpoll's helper: a real build failure, declared in
+ * kernel-patch/v1/xfail, so XFAIL (and the run still exits 0). */
+TEST(e2e_v1_build_failure_is_xfail)
+{
+	const char *args[] = { "--variants", "v1", "--arch", "x86_64", "--only", OFF, NULL };
+	struct run r = harness_run("v1-xfail", args);
+
+	CHECK(r.status == 0);
+	/* v1: KCMP defaults to y without EXPERT, so this cell asks for kcmp.o */
+	expect_variant_cell(&r, "v1", "x86_64", OFF, "XFAIL\t-\t-\t-\tnynny\tknown: v1 calls "
+			    "get_epoll_tfile_raw_ptr() without CHECKPOINT_RESTORE (fixed in v2); kernel/kcmp.c:");
+	CHECK_CONTAINS(r.tsv, "get_epoll_tfile_raw_ptr");
+	run_free(&r);
+}
+
+/* A declared failure that passes is XPASS, and fails the run. */
+TEST(e2e_xpass_fails_the_run)
+{
+	char *dir = xasprintf("%s/patches-xpass", scratch);
+	char *cmd[] = { "cp", "-r", "kernel-patch", dir, NULL };
+	char *xfail = xasprintf("%s/v3/xfail", dir);
+	static const char decl[] = "format 1\nxfail ARCH=x86_64,EXPERT=n,DRM=n,CHECKPOINT_RESTORE=n "
+				   "pretend this cell is broken\n";
+	const char *args[] = { "--patches", dir, "--arch", "x86_64", "--only", OFF, NULL };
+	struct spawn_result res;
+	struct run r;
+
+	CHECK(spawn_run(&(struct spawn_req){ .argv = (const char *const *)cmd }, &res) == 0);
+	CHECK(write_file_atomic(xfail, decl, sizeof(decl) - 1) == 0);
+	r = harness_run("xpass", args);
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", OFF, "XPASS\tenosys\tworks\tenosys\tnnnny\tdeclared failing but "
+		    "passed");
+	run_free(&r);
+	free(xfail);
+	free(dir);
+}
+
+/* A patch that does not apply: exit 2 naming the patch, nothing lost. */
+TEST(e2e_bad_series_exits_2_and_keeps_results)
+{
+	char *dir = xasprintf("%s/patches-bad", scratch);
+	char *cmd[] = { "cp", "-r", "kernel-patch", dir, NULL };
+	char *patch = xasprintf("%s/v3/0001-kcmp-support-selection-of-sys-kcmp-without-checkpoint-"
+				"restore.patch", dir);
+	char *results = xasprintf("%s/bad-series", scratch), *json = xasprintf("%s/matrix.json", results);
+	char *text, *before, *after;
+	struct spawn_result res;
+	struct run r;
+
+	CHECK(spawn_run(&(struct spawn_req){ .argv = (const char *const *)cmd }, &res) == 0);
+	text = read_file(patch, NULL);
+	CHECK(text && strstr(text, " config KCMP\n") == NULL && strstr(text, "+config KCMP\n"));
+	if (text) {
+		/* change a context line of the init/Kconfig hunk so it no longer matches */
+		char *at = strstr(text, " \tselect PROC_CHILDREN\n");
+
+		CHECK(at != NULL);
+		if (at)
+			memcpy(at + 2, "SELECT", 6);
+		write_file_atomic(patch, text, strlen(text));
+	}
+	mkdir_p(results);
+	{
+		static const char earlier[] = "{\"schema\": 1, \"earlier\": true}\n";
+
+		write_file_atomic(json, earlier, sizeof(earlier) - 1);
+	}
+	before = read_file(json, NULL);
+	r = harness_run("bad-series", (const char *[]){ "--patches", dir, NULL });
+	CHECK(r.status == 2);
+	CHECK_CONTAINS(r.out, "0001-kcmp-support-selection-of-sys-kcmp-without-checkpoint-restore.patch' "
+		       "does not apply");
+	CHECK_CONTAINS(r.out, "init/Kconfig");
+	after = read_file(json, NULL);
+	CHECK_STR(after, before);
+	run_free(&r);
+	free(text);
+	free(before);
+	free(after);
+	free(json);
+	free(results);
+	free(patch);
+	free(dir);
 }
 
 /* Bad input: one clear line on stderr, exit 2. */

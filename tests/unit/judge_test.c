@@ -14,7 +14,7 @@ static void load_matrix(void)
 
 	if (m.nsym)
 		return;
-	CHECK(matrix_load("matrix", &m, err, sizeof(err)) == 0);
+	CHECK(matrix_load("matrix", "kernel-patch", &m, err, sizeof(err)) == 0);
 	CHECK_STR(err, "");
 }
 
@@ -34,7 +34,9 @@ static void judge_text(const char *text, const char *resolved, struct cell *c,
 	load_matrix();
 	*c = (struct cell){ 0 };
 	memcpy(c->requested, "yynny", 5);
-	CHECK(rules_predict(&m.variant[0].rules, c->requested, &c->predicted, err, sizeof(err)) == 0);
+	c->variant = matrix_variant_index(&m, "v3");
+	CHECK(rules_predict(&m.variant[c->variant].rules, c->requested, &c->predicted, err,
+			    sizeof(err)) == 0);
 	memcpy(c->resolved, resolved, 5);
 	ktap_parse(text, strlen(text), &log);
 	judge_cell(&(struct judge_input){ .m = &m, .build_error = build_error, .boot = bo,

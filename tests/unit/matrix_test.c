@@ -12,7 +12,7 @@ TEST(matrix_loads_the_repository_data)
 	struct matrix m;
 	char err[512] = "";
 
-	CHECK(matrix_load("matrix", &m, err, sizeof(err)) == 0);
+	CHECK(matrix_load("matrix", "kernel-patch", &m, err, sizeof(err)) == 0);
 	CHECK_STR(err, "");
 	CHECK(m.nsym == 5 && m.narch == 2 && m.nvariant >= 1);
 	CHECK_STR(m.sym[1], "KCMP");
@@ -48,7 +48,7 @@ static const char *load_with_arches(const char *arches)
 	p = xasprintf("%s/rules/v3.rules", dir);
 	copy_file("matrix/rules/v3.rules", p);
 	free(p);
-	if (matrix_load(dir, &m, err, sizeof(err)) == 0) {
+	if (matrix_load(dir, NULL, &m, err, sizeof(err)) == 0) {
 		matrix_free(&m);
 		snprintf(err, sizeof(err), "(loaded)");
 	}

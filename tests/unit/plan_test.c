@@ -9,11 +9,11 @@ static int plan_count(const char *arches, const char *only, char *err, size_t er
 {
 	struct matrix m;
 	struct plan p;
-	char *a[] = { (char *)arches, NULL };
-	struct plan_filter f = { .arches = arches ? a : NULL, .only = only };
+	char *a[] = { (char *)arches, NULL }, *v[] = { "v3", NULL };
+	struct plan_filter f = { .arches = arches ? a : NULL, .variants = v, .only = only };
 	int n = -1;
 
-	if (matrix_load("matrix", &m, err, errlen))
+	if (matrix_load("matrix", "kernel-patch", &m, err, errlen))
 		return -2;
 	if (plan_make(&m, &f, &p, err, errlen) == 0) {
 		n = p.ncell;
@@ -35,6 +35,19 @@ TEST(plan_counts)
 			 sizeof(err)) == 2 * (1 + 16));
 }
 
+TEST(plan_all_variants)
+{
+	struct matrix m;
+	struct plan p;
+	char err[256] = "";
+
+	CHECK(matrix_load("matrix", "kernel-patch", &m, err, sizeof(err)) == 0);
+	CHECK(plan_make(&m, &(struct plan_filter){ 0 }, &p, err, sizeof(err)) == 0);
+	CHECK(p.ncell == 3 * 2 * 32);
+	plan_free(&p);
+	matrix_free(&m);
+}
+
 TEST(plan_bad_filters)
 {
 	char err[512] = "";
@@ -45,6 +58,8 @@ TEST(plan_bad_filters)
 	CHECK_CONTAINS(err, "ONLY: bad term 'KCMP=maybe'");
 	CHECK(plan_count(NULL, "FOO=y", err, sizeof(err)) == -1);
 	CHECK_CONTAINS(err, "ONLY: bad term 'FOO=y'");
+	CHECK(plan_count(NULL, "ARCH=sparc", err, sizeof(err)) == -1);
+	CHECK_CONTAINS(err, "ONLY: bad term 'ARCH=sparc'");
 }
 
 TEST(plan_combination_values)
@@ -52,7 +67,7 @@ TEST(plan_combination_values)
 	struct matrix m;
 	char err[256], v[8], *name;
 
-	CHECK(matrix_load("matrix", &m, err, sizeof(err)) == 0);
+	CHECK(matrix_load("matrix", "kernel-patch", &m, err, sizeof(err)) == 0);
 	plan_combo_values(5, 0, v);
 	CHECK(!memcmp(v, "nnnnn", 5));
 	plan_combo_values(5, 0x10 | 0x01, v);

@@ -11,9 +11,10 @@
 static void make_plan(struct matrix *m, struct plan *p)
 {
 	char err[512] = "";
-	struct plan_filter f = { .only = "EXPERT=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y" };
+	char *v3[] = { "v3", NULL };
+	struct plan_filter f = { .variants = v3, .only = "EXPERT=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y" };
 
-	CHECK(matrix_load("matrix", m, err, sizeof(err)) == 0);
+	CHECK(matrix_load("matrix", "kernel-patch", m, err, sizeof(err)) == 0);
 	CHECK(plan_make(m, &f, p, err, sizeof(err)) == 0);
 	CHECK(p->ncombo == 2 && p->ncell == 4);
 	for (int i = 0; i < p->ncell; i++) {

@@ -1,0 +1,317 @@
+/* variant: see variant.h. */
+#define _GNU_SOURCE
+#include "variant.h"
+#include "spawn.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void list_add(char ***list, int *n, char *s)
+{
+	*list = xrealloc(*list, sizeof(**list) * (size_t)(*n + 2));
+	(*list)[(*n)++] = s;
+	(*list)[*n] = NULL;
+}
+
+void variant_free_list(char **list)
+{
+	for (int i = 0; list && list[i]; i++)
+		free(list[i]);
+	free(list);
+}
+
+char **variant_series(const char *patch_dir, char *err, size_t errlen)
+{
+	char *path = xasprintf("%s/series", patch_dir), *text = read_file(path, NULL);
+	char **list = xcalloc(1, sizeof(*list));
+	int n = 0;
+
+	if (!text && errno != ENOENT) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		free(path);
+		free(list);
+		return NULL;
+	}
+	for (char *line = text, *next; line && *line; line = next) {
+		char *end, *hash;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		if ((hash = strchr(line, '#')))
+			*hash = 0;
+		while (*line == ' ' || *line == '\t')
+			line++;
+		end = line + strlen(line);
+		while (end > line && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+			*--end = 0;
+		if (*line)
+			list_add(&list, &n, xasprintf("%s/%s", patch_dir, line));
+	}
+	free(text);
+	free(path);
+	return list;
+}
+
+char **variant_patched_files(const char *patch_text)
+{
+	char **list = xcalloc(1, sizeof(*list));
+	int n = 0;
+
+	for (const char *p = patch_text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		const char *s, *e;
+
+		if (strncmp(p, "+++ ", 4))
+			continue;
+		s = p + 4;
+		if (!strncmp(s, "b/", 2))
+			s += 2;
+		e = s;
+		while (*e && *e != '\n' && *e != '\t')
+			e++;
+		if (e > s && strncmp(s, "/dev/null", 9))
+			list_add(&list, &n, strndup(s, (size_t)(e - s)));
+	}
+	return list;
+}
+
+/* Stamp: the hash of each patch's name and text, in series order. */
+static int series_stamp(char **patches, char out[17], char *err, size_t errlen)
+{
+	uint64_t h = HASH_INIT;
+
+	for (int i = 0; patches[i]; i++) {
+		size_t len;
+		char *text = read_file(patches[i], &len);
+
+		if (!text) {
+			snprintf(err, errlen, "cannot read patch '%s' named in the series: %s",
+				 patches[i], strerror(errno));
+			return -1;
+		}
+		h = hash_bytes(h, patches[i], strlen(patches[i]) + 1);
+		h = hash_bytes(h, text, len);
+		free(text);
+	}
+	hash_hex(h, out);
+	return 0;
+}
+
+/* The first line of patch's output that says what went wrong. */
+static void patch_problem(const char *log_path, char *buf, size_t len)
+{
+	static const char *const marks[] = { "FAILED", "can't find file", "malformed",
+					     "Reversed", "No file to patch", "Only garbage" };
+	char *log = read_file(log_path, NULL);
+
+	snprintf(buf, len, "see %s", log_path);
+	for (char *line = log, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+			if (strstr(line, marks[i])) {
+				snprintf(buf, len, "%s", line);
+				free(log);
+				return;
+			}
+	}
+	free(log);
+}
+
+static int run_tool(const char *const *argv, const char *log, char *err, size_t errlen)
+{
+	struct spawn_result res;
+
+	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log }, &res)) {
+		snprintf(err, errlen, "cannot run '%s': %s; apt-get install %s", argv[0],
+			 strerror(errno), argv[0]);
+		return -1;
+	}
+	return res.status;
+}
+
+/* Gives a file a new inode and a fresh mtime, so Kbuild sees it changed and the pristine tree
+ * it may be hard-linked to is left alone. */
+static void renew_file(const char *path)
+{
+	size_t len;
+	char *data = read_file(path, &len);
+
+	if (data) {
+		unlink(path);
+		write_file_atomic(path, data, len);
+	}
+	free(data);
+}
+
+/* Applies the series to a fresh copy in tmp. Returns the files the patches touch. */
+static char **make_tree(char **patches, const char *pristine, const char *tmp, const char *log,
+			char *err, size_t errlen)
+{
+	const char *cp[] = { "cp", "-al", pristine, tmp, NULL };
+	char **touched = xcalloc(1, sizeof(*touched));
+	int ntouched = 0;
+
+	remove_tree(tmp);
+	unlink(log);
+	if (run_tool(cp, log, err, errlen)) {
+		if (!*err)
+			snprintf(err, errlen, "cannot copy '%s' to '%s' (see %s); is the disk full?",
+				 pristine, tmp, log);
+		goto fail;
+	}
+	for (int i = 0; patches[i]; i++) {
+		char *abs = realpath(patches[i], NULL), *text;
+		const char *argv[] = { "patch", "-p1", "-N", "-s", "--no-backup-if-mismatch",
+				       "--reject-file=-", "-d", tmp, "-i", abs, NULL };
+		char **files;
+		int rc;
+
+		if (!abs) {
+			snprintf(err, errlen, "cannot find patch '%s' named in the series", patches[i]);
+			goto fail;
+		}
+		rc = run_tool(argv, log, err, errlen);
+		if (rc) {
+			char why[512];
+
+			if (rc > 0) {
+				patch_problem(log, why, sizeof(why));
+				snprintf(err, errlen, "patch '%s' does not apply: %s; fix the patch or "
+					 "its series", patches[i], why);
+			}
+			free(abs);
+			goto fail;
+		}
+		text = read_file(abs, NULL);
+		files = variant_patched_files(text);
+		for (int f = 0; files[f]; f++)
+			list_add(&touched, &ntouched, xstrdup(files[f]));
+		variant_free_list(files);
+		free(text);
+		free(abs);
+	}
+	return touched;
+fail:
+	variant_free_list(touched);
+	remove_tree(tmp);
+	return NULL;
+}
+
+/* stamp file: first line the stamp, then one touched file per line */
+static char **read_stamp(const char *path, char stamp[17])
+{
+	char *text = read_file(path, NULL), **files = xcalloc(1, sizeof(*files));
+	int n = 0, first = 1;
+
+	stamp[0] = 0;
+	for (char *line = text, *next; line && *line; line = next, first = 0) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		if (first)
+			snprintf(stamp, 17, "%s", line);
+		else if (*line)
+			list_add(&files, &n, xstrdup(line));
+	}
+	free(text);
+	return files;
+}
+
+static int write_stamp(const char *path, const char *stamp, char **files)
+{
+	struct strbuf sb = { 0 };
+	int rc;
+
+	sb_printf(&sb, "%s\n", stamp);
+	for (int i = 0; files[i]; i++)
+		sb_printf(&sb, "%s\n", files[i]);
+	rc = write_file_atomic(path, sb.s, sb.len);
+	sb_free(&sb);
+	return rc;
+}
+
+int variant_prepare(const char *patch_dir, const char *name, const struct tree *pristine,
+		    const char *cache_dir, struct variant_tree *vt, char *err, size_t errlen)
+{
+	char **patches = variant_series(patch_dir, err, errlen), **old_files = NULL, **touched = NULL;
+	char *dir = NULL, *final = NULL, *tmp = NULL, *old = NULL, *stamp_path = NULL, *log = NULL;
+	char old_stamp[17];
+	int rc = -1;
+
+	*vt = (struct variant_tree){ 0 };
+	err[0] = 0;
+	if (!patches)
+		return -1;
+	if (!patches[0]) {
+		vt->path = xstrdup(pristine->path);
+		rc = 0;
+		goto out;
+	}
+	if (series_stamp(patches, vt->stamp, err, errlen))
+		goto out;
+	dir = xasprintf("%s/trees/%s", cache_dir, pristine->tag);
+	final = xasprintf("%s/%s", dir, name);
+	tmp = xasprintf("%s.new", final);
+	old = xasprintf("%s.old", final);
+	stamp_path = xasprintf("%s.stamp", final);
+	log = xasprintf("%s.log", final);
+	old_files = read_stamp(stamp_path, old_stamp);
+	if (path_exists(final) && !strcmp(old_stamp, vt->stamp)) {
+		vt->path = final;
+		final = NULL;
+		rc = 0;
+		goto out;
+	}
+	fprintf(stderr, "kcmp-matrix: making the %s tree (%s + %s/series)\n", name, pristine->tag,
+		patch_dir);
+	if (mkdir_p(dir)) {
+		snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
+		goto out;
+	}
+	touched = make_tree(patches, pristine->path, tmp, log, err, errlen);
+	if (!touched)
+		goto out;
+	/* Files the previous series touched are plain hard links now: give them, and the ones
+	 * this series touched, a fresh mtime so the reused build directory recompiles them. */
+	for (int i = 0; old_files[i]; i++) {
+		char *p = xasprintf("%s/%s", tmp, old_files[i]);
+
+		renew_file(p);
+		free(p);
+	}
+	remove_tree(old);
+	if ((path_exists(final) && rename(final, old)) || rename(tmp, final) ||
+	    write_stamp(stamp_path, vt->stamp, touched)) {
+		snprintf(err, errlen, "cannot move '%s' into place: %s", tmp, strerror(errno));
+		goto out;
+	}
+	remove_tree(old);
+	vt->path = final;
+	final = NULL;
+	rc = 0;
+out:
+	variant_free_list(patches);
+	variant_free_list(old_files);
+	variant_free_list(touched);
+	free(dir);
+	free(final);
+	free(tmp);
+	free(old);
+	free(stamp_path);
+	free(log);
+	return rc;
+}
+
+void variant_tree_free(struct variant_tree *vt)
+{
+	free(vt->path);
+	*vt = (struct variant_tree){ 0 };
+}

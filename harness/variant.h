@@ -1,0 +1,41 @@
+/* variant: a variant's source tree, made from the pristine tree and the patch series in
+ * kernel-patch/<variant>/series (quilt style: one patch path per line, relative to that folder,
+ * '#' comments; applied with patch -p1 in order).
+ *
+ * A variant without a series (or with an empty one) builds the pristine tree itself. Otherwise
+ * its tree lives in <cache>/trees/<tree tag>/<variant>: a hard-link copy of the pristine tree
+ * (cp -al) with the series applied. GNU patch writes each patched file anew, so the pristine
+ * tree is never changed. The tree is remade only when the series or a patch changes (a stamp
+ * holds their hash), at the same path so its build directories stay warm; files touched by the
+ * old or the new series get a fresh mtime so Kbuild recompiles them.
+ *
+ * A patch that does not apply is an error naming the patch and the file, and leaves the
+ * pristine tree and the previous variant tree as they were.
+ */
+#ifndef KCMPM_VARIANT_H
+#define KCMPM_VARIANT_H
+
+#include "tree.h"
+
+#include <stddef.h>
+
+struct variant_tree {
+	char *path;		/* the tree to build */
+	char stamp[17];		/* hash of the series and its patches; "" without patches */
+};
+
+/* Makes or reuses the tree for variant name. patch_dir is kernel-patch/<name>. */
+int variant_prepare(const char *patch_dir, const char *name, const struct tree *pristine,
+		    const char *cache_dir, struct variant_tree *vt, char *err, size_t errlen);
+void variant_tree_free(struct variant_tree *vt);
+
+/* The patch files a series names, as paths (patch_dir/entry); NULL-terminated; NULL with a
+ * message in err if the series cannot be read. A missing series gives an empty list. */
+char **variant_series(const char *patch_dir, char *err, size_t errlen);
+
+/* The files a patch text modifies ("+++ b/path" lines), NULL-terminated. */
+char **variant_patched_files(const char *patch_text);
+
+void variant_free_list(char **list);
+
+#endif
