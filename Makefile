@@ -17,12 +17,13 @@ KSRC     ?=
 CACHE    ?=
 RESULTS  ?= results
 JOBS     ?=
+FORCE    ?=
 ARGS     ?=
 HARNESS_ARGS = $(if $(ARCH),--arch $(ARCH)) $(if $(VARIANTS),--variants $(VARIANTS)) \
 	$(if $(ONLY),--only $(ONLY)) $(if $(KSRC),--ksrc $(KSRC)) $(if $(CACHE),--cache $(CACHE)) \
-	$(if $(JOBS),--jobs $(JOBS)) --results $(RESULTS) $(ARGS)
+	$(if $(JOBS),--jobs $(JOBS)) $(if $(FORCE),--force $(FORCE)) --results $(RESULTS) $(ARGS)
 
-.PHONY: all matrix test unit e2e deps clean clean-cache
+.PHONY: all matrix test bench deps clean clean-cache
 
 all: $(BUILD)/kcmp-matrix
 
@@ -57,3 +58,7 @@ clean:
 
 clean-cache:
 	rm -rf "$${CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/kcmp-matrix}"
+
+# Speed figures (issue 4): cold matrix from an empty cache, F, naive estimate, warm rerun.
+bench: deps $(BUILD)/kcmp-matrix
+	@HARNESS=$(BUILD)/kcmp-matrix bench/bench.sh

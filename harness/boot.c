@@ -24,15 +24,15 @@ static char *kernel_cmdline(const struct boot_req *r)
 	return sb.s;
 }
 
-int boot_run(const struct boot_req *r, struct boot_outcome *out, char *err, size_t errlen)
+/* argv for QEMU; strings are owned by r and *cmdline (caller frees both the vector and it). */
+static const char **qemu_argv(const struct boot_req *r, char **cmdline)
 {
 	int n = 0, nq = 0;
-	char *cmdline = kernel_cmdline(r), *line;
 	const char **argv;
-	struct spawn_result res;
 
 	while (r->arch->qemu[nq])
 		nq++;
+	*cmdline = kernel_cmdline(r);
 	argv = xcalloc((size_t)nq + 8, sizeof(*argv));
 	argv[n++] = r->qemu ? r->qemu : r->arch->qemu[0];
 	for (int i = 1; i < nq; i++)
@@ -42,16 +42,30 @@ int boot_run(const struct boot_req *r, struct boot_outcome *out, char *err, size
 	argv[n++] = "-initrd";
 	argv[n++] = r->initramfs;
 	argv[n++] = "-append";
-	argv[n++] = cmdline;
+	argv[n++] = *cmdline;
 	argv[n] = NULL;
+	return argv;
+}
+
+char *boot_command(const struct boot_req *r)
+{
+	char *cmdline, *line;
+	const char **argv = qemu_argv(r, &cmdline);
 
 	line = spawn_format_argv(argv);
-	{
-		char *text = xasprintf("%s\n", line);
+	free(argv);
+	free(cmdline);
+	return line;
+}
 
-		write_file_atomic(r->cmd_path, text, strlen(text));
-		free(text);
-	}
+int boot_run(const struct boot_req *r, struct boot_outcome *out, char *err, size_t errlen)
+{
+	char *cmdline, *line = boot_command(r), *text = xasprintf("%s\n", line);
+	const char **argv = qemu_argv(r, &cmdline);
+	struct spawn_result res;
+	int rc = 0;
+
+	write_file_atomic(r->cmd_path, text, strlen(text));
 	*out = (struct boot_outcome){ 0 };
 	unlink(r->log_path);
 	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = r->log_path,
@@ -62,17 +76,16 @@ int boot_run(const struct boot_req *r, struct boot_outcome *out, char *err, size
 		snprintf(err, errlen, "cannot run '%s': %s; install it: apt-get install %s", argv[0],
 			 strerror(errno), pkgs);
 		free(pkgs);
-		free(line);
-		free(cmdline);
-		free(argv);
-		return -1;
+		rc = -1;
+	} else {
+		out->started = 1;
+		out->timed_out = res.timed_out;
+		out->status = res.status;
+		out->seconds = res.seconds;
 	}
-	out->started = 1;
-	out->timed_out = res.timed_out;
-	out->status = res.status;
-	out->seconds = res.seconds;
+	free(text);
 	free(line);
 	free(cmdline);
 	free(argv);
-	return 0;
+	return rc;
 }

@@ -25,6 +25,9 @@ struct boot_outcome {
 	double seconds;
 };
 
+/* The QEMU command line a boot runs, as one quoted line (caller frees). */
+char *boot_command(const struct boot_req *r);
+
 /* Boots and waits. Returns -1 only when QEMU could not be started (err says why). */
 int boot_run(const struct boot_req *r, struct boot_outcome *out, char *err, size_t errlen);
 

@@ -86,28 +86,16 @@ static int ensure_dirs(const struct build_ctx *b, char *err, size_t errlen)
 	return rc;
 }
 
-char *build_base_config(const struct build_ctx *b, char *const *fragments, char *err,
+char *build_base_config(const struct build_ctx *b, const char *fragments, char *err,
 			size_t errlen)
 {
 	char *frag_path = xasprintf("%s/base.fragment", b->work_dir);
 	char *base_path = xasprintf("%s/base.config", b->work_dir);
-	struct strbuf frag = { 0 };
 	char *text = NULL;
 
 	if (ensure_dirs(b, err, errlen))
 		goto out;
-	for (int i = 0; fragments[i]; i++) {
-		char *t = read_file(fragments[i], NULL);
-
-		if (!t) {
-			snprintf(err, errlen, "cannot read base fragment '%s': %s", fragments[i],
-				 strerror(errno));
-			goto out;
-		}
-		sb_printf(&frag, "# from %s\n%s\n", fragments[i], t);
-		free(t);
-	}
-	if (write_file_atomic(frag_path, frag.s, frag.len)) {
+	if (write_file_atomic(frag_path, fragments, strlen(fragments))) {
 		snprintf(err, errlen, "cannot write '%s': %s", frag_path, strerror(errno));
 		goto out;
 	}
@@ -122,7 +110,6 @@ char *build_base_config(const struct build_ctx *b, char *const *fragments, char 
 	if (!text)
 		snprintf(err, errlen, "allnoconfig wrote no '%s'", base_path);
 out:
-	sb_free(&frag);
 	free(frag_path);
 	free(base_path);
 	return text;

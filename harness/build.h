@@ -15,7 +15,6 @@
 
 struct build_ctx {
 	const char *src;	/* the source tree (a variant's tree) */
-	const char *tree_tag;
 	const struct arch *arch;
 	const char *make;	/* the make program */
 	int jobs;
@@ -29,9 +28,9 @@ struct build_outcome {
 	char first_error[512];	/* when !ok: the first compiler/linker error line */
 };
 
-/* Makes the full base config from the fragments (allnoconfig + KCONFIG_ALLCONFIG). Returns the
- * text (caller frees) or NULL with a message in err. */
-char *build_base_config(const struct build_ctx *b, char *const *fragments, char *err,
+/* Makes the full base config from the fragments' text (allnoconfig + KCONFIG_ALLCONFIG).
+ * Returns the config text (caller frees) or NULL with a message in err. */
+char *build_base_config(const struct build_ctx *b, const char *fragments, char *err,
 			size_t errlen);
 
 /* Resolves a requested config with olddefconfig into out_path; returns its text or NULL. */

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@ static const char usage[] =
 	"  --boot-timeout S    seconds per boot, overriding matrix/arches.conf\n"
 	"  --make PROG         make program (default make)\n"
 	"  --qemu PROG         QEMU program for every arch (for tests)\n"
+	"  --force WHAT        boot: boot every kernel again; all: start cold, reuse nothing\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"Exit status: 0 all cells PASS, 1 some cell did not, 2 the harness could not run.\n";
@@ -66,6 +68,13 @@ static char **split_commas(const char *s)
 		v[n++] = xstrdup(w);
 	free(copy);
 	return v;
+}
+
+static void free_vector(char **v)
+{
+	for (int i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
 }
 
 static char *default_cache(void)
@@ -90,7 +99,7 @@ static double positive_number(const char *opt, const char *s)
 static void parse_args(int argc, char **argv, struct options *o)
 {
 	enum { O_ARCH = 256, O_VARIANTS, O_ONLY, O_KSRC, O_TARBALL, O_CACHE, O_RESULTS, O_MATRIX,
-	       O_PATCHES, O_GUEST, O_TIMEOUT, O_MAKE, O_QEMU };
+	       O_PATCHES, O_GUEST, O_TIMEOUT, O_MAKE, O_QEMU, O_FORCE };
 	static const struct option longopts[] = {
 		{ "arch", required_argument, NULL, O_ARCH },
 		{ "variants", required_argument, NULL, O_VARIANTS },
@@ -106,6 +115,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "boot-timeout", required_argument, NULL, O_TIMEOUT },
 		{ "make", required_argument, NULL, O_MAKE },
 		{ "qemu", required_argument, NULL, O_QEMU },
+		{ "force", required_argument, NULL, O_FORCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -127,6 +137,14 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case O_TIMEOUT: o->run.boot_timeout = positive_number("--boot-timeout", optarg); break;
 		case O_MAKE: o->run.make = optarg; break;
 		case O_QEMU: o->run.qemu = optarg; break;
+		case O_FORCE:
+			if (!strcmp(optarg, "boot"))
+				o->run.force = FORCE_BOOT;
+			else if (!strcmp(optarg, "all"))
+				o->run.force = FORCE_ALL;
+			else if (*optarg)
+				die("--force: '%s' is neither 'boot' nor 'all'", optarg);
+			break;
 		case 'h': fputs(usage, stdout); exit(0);
 		default: fputs(usage, stderr); exit(EXIT_HARNESS);
 		}
@@ -164,11 +182,35 @@ static void lock_dir(const char *dir)
 	free(path);	/* fd stays open: it holds the lock */
 }
 
+/* One line of figures for benchmarks and logs. */
+static void print_summary(const struct plan *p, const struct run_info *ri)
+{
+	int built = 0, boots = 0;
+	double compile = 0, boot = 0;
+
+	for (int i = 0; i < p->ncell; i++) {
+		const struct cell *c = &p->cell[i];
+
+		built += c->build_seconds > 0;
+		compile += c->build_seconds;
+		boots += c->boot_seconds > 0;
+		boot += c->boot_seconds;
+	}
+	fprintf(stderr, "kcmp-matrix: summary: cells %d, kernels built %d, compile %.1f s, boots %d, "
+		"boot %.1f s, wall %.1f s, peak RSS %ld KiB\n", p->ncell, built, compile, boots, boot,
+		ri->seconds, ri->max_rss_kib);
+}
+
 static void write_results(const struct options *o, const struct matrix *m, const struct plan *p,
 			  const struct tree *t, double seconds, const char *table)
 {
+	struct rusage ru;
 	struct run_info ri = { .kernel_version = t->version, .tree_path = t->path,
 			       .seconds = seconds };
+
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		ri.max_rss_kib = ru.ru_maxrss;
+	print_summary(p, &ri);
 	char *json = report_json(m, p, &ri), *tsv = report_tsv(m, p);
 	char *paths[3] = { xasprintf("%s/matrix.json", o->run.results_dir),
 			   xasprintf("%s/matrix.tsv", o->run.results_dir),
@@ -230,6 +272,8 @@ int main(int argc, char **argv)
 		if (!cell_ok(&p.cell[i]))
 			status = EXIT_SOME_FAIL;
 	free(table);
+	free_vector(o.filter.arches);
+	free_vector(o.filter.variants);
 	plan_free(&p);
 	tree_free(&t);
 	matrix_free(&m);

@@ -32,6 +32,7 @@ struct cell {
 	char resolved[MAX_SYMBOLS];	/* from the final .config: 'y'/'n'/'m', 0 = no symbol */
 	char config_tag[17];		/* content hash of the final .config */
 	int built;			/* its kernel built */
+	int kernel_cached, boot_cached;	/* reused from the cache, not redone in this run */
 	char *observed_kcmp;		/* from the guest, NULL if it never said */
 	char *observed_epoll;
 	char *observed_epoll_tfd;

@@ -231,6 +231,8 @@ static void json_cell(struct strbuf *sb, const struct matrix *m, const struct ce
 	json_field(sb, "status", cell_status_name(c->status), 0);
 	json_field(sb, "reason", c->reason, 0);
 	json_field(sb, "dir", c->dir, 0);
+	sb_printf(sb, "\"kernel_cached\": %s, \"boot_cached\": %s, ", c->kernel_cached ? "true" : "false",
+		  c->boot_cached ? "true" : "false");
 	sb_printf(sb, "\"build_seconds\": %.1f, \"boot_seconds\": %.1f}", c->build_seconds,
 		  c->boot_seconds);
 	free(combo);
@@ -243,7 +245,8 @@ char *report_json(const struct matrix *m, const struct plan *p, const struct run
 	sb_printf(&sb, "{\n  \"schema\": 1,\n  ");
 	json_field(&sb, "kernel", ri->kernel_version, 0);
 	json_field(&sb, "tree", ri->tree_path, 0);
-	sb_printf(&sb, "\"seconds\": %.1f,\n  \"symbols\": [", ri->seconds);
+	sb_printf(&sb, "\"seconds\": %.1f, \"harness_max_rss_kib\": %ld,\n  \"symbols\": [",
+		  ri->seconds, ri->max_rss_kib);
 	for (int s = 0; s < m->nsym; s++)
 		sb_printf(&sb, "%s\"%s\"", s ? ", " : "", m->sym[s]);
 	sb_printf(&sb, "],\n  \"cells\": [\n");

@@ -16,6 +16,7 @@ struct run_info {
 	const char *kernel_version;
 	const char *tree_path;
 	double seconds;
+	long max_rss_kib;	/* the harness's own peak resident memory */
 };
 
 char *report_table(const struct matrix *m, const struct plan *p);

@@ -3,10 +3,12 @@
 #include "run.h"
 #include "boot.h"
 #include "build.h"
+#include "cache.h"
 #include "guest.h"
 #include "judge.h"
 #include "kconfig.h"
 #include "ktap.h"
+#include "spawn.h"
 #include "util.h"
 #include "variant.h"
 
@@ -26,9 +28,41 @@ struct group {
 	struct build_ctx b;
 	char *base;			/* full base config text */
 	char *initramfs;
+	char guest_hash[17];		/* of the initramfs */
+	char toolchain[17];		/* of the compiler's and QEMU's versions */
+	const char *identity;		/* the tree's identity; NULL: mutable, nothing cached */
+	char *kernel_kind;		/* cache kind of this group's kernels */
 	int sysvipc;			/* the base has SYSVIPC */
 	int done, total;		/* progress over the whole plan */
 };
+
+/* A cached text, or NULL on a miss or when this group may not reuse the cache. */
+static char *cache_get_text(const struct group *g, const char *kind, const char *key,
+			    const char *file)
+{
+	char *path, *text;
+
+	if (!g->identity || g->o->force == FORCE_ALL ||
+	    !cache_complete(g->o->cache_dir, kind, key))
+		return NULL;
+	path = cache_file(g->o->cache_dir, kind, key, file);
+	text = read_file(path, NULL);
+	free(path);
+	return text;
+}
+
+static void cache_put_text(const struct group *g, const char *kind, const char *key,
+			   const char *file, const char *text)
+{
+	char *path;
+
+	if (!g->identity)
+		return;
+	path = cache_file(g->o->cache_dir, kind, key, file);
+	if (write_file_atomic(path, text, strlen(text)) == 0)
+		cache_finish(g->o->cache_dir, kind, key);
+	free(path);
+}
 
 static char *cell_dir(const struct group *g, const struct cell *c)
 {
@@ -40,16 +74,13 @@ static char *cell_dir(const struct group *g, const struct cell *c)
 	return dir;
 }
 
-/* The tag of a kernel: everything that makes its sources and config differ. */
+/* The tag of a kernel: everything that makes its sources, config or compiler differ. */
 static void config_tag(const struct group *g, const char *config, char out[17])
 {
-	uint64_t h = HASH_INIT;
+	const char *parts[] = { g->t->tag, g->m->variant[g->variant].name, g->vt->stamp,
+				g->toolchain, config, NULL };
 
-	h = hash_bytes(h, g->t->tag, strlen(g->t->tag) + 1);
-	h = hash_bytes(h, g->m->variant[g->variant].name, strlen(g->m->variant[g->variant].name) + 1);
-	h = hash_bytes(h, g->vt->stamp, strlen(g->vt->stamp) + 1);
-	h = hash_bytes(h, config, strlen(config));
-	hash_hex(h, out);
+	cache_key(out, parts);
 }
 
 static int resolve_cell(struct group *g, struct cell *c, char *err, size_t errlen)
@@ -59,8 +90,18 @@ static int resolve_cell(struct group *g, struct cell *c, char *err, size_t errle
 	char *combo = plan_combo_name(g->m, c->combo);
 	char *work = xasprintf("%s/%s.config", g->b.work_dir, combo);
 	char *final = xasprintf("%s/config", c->dir);
-	char *text = build_resolve(&g->b, requested, work, err, errlen);
+	const char *parts[] = { g->identity ? g->identity : "", g->vt->stamp,
+				g->m->arch[g->arch].name, requested, NULL };
+	char key[17], *text;
 	int rc = 0;
+
+	cache_key(key, parts);
+	text = cache_get_text(g, "resolved", key, "config");
+	if (!text) {
+		text = build_resolve(&g->b, requested, work, err, errlen);
+		if (text)
+			cache_put_text(g, "resolved", key, "config", text);
+	}
 
 	if (!text) {
 		c->status = CELL_CONFIG_FAIL;
@@ -149,11 +190,55 @@ static void progress(struct group *g, const struct cell *c)
 	char *combo = plan_combo_name(g->m, c->combo);
 
 	g->done++;
-	fprintf(stderr, "[%3d/%d] %-7s %s %s  build %.1fs boot %.1fs  %s%s%s\n", g->done, g->total,
-		g->m->arch[c->arch].name, g->m->variant[c->variant].name, combo, c->build_seconds,
+	fprintf(stderr, "[%3d/%d] %-7s %s %s  build %s%.1fs boot %s%.1fs  %s%s%s\n", g->done,
+		g->total, g->m->arch[c->arch].name, g->m->variant[c->variant].name, combo,
+		c->kernel_cached ? "cached " : "", c->build_seconds, c->boot_cached ? "cached " : "",
 		c->boot_seconds, cell_status_name(c->status), c->status == CELL_PASS ? "" : ": ",
 		c->status == CELL_PASS ? "" : c->reason);
 	free(combo);
+}
+
+/* The console log of a boot, from the cache when this kernel, initramfs, QEMU and command line
+ * booted before; otherwise from a real boot, which is then cached. */
+static int boot_or_reuse(struct group *g, struct cell *c, const struct boot_req *req,
+			 struct boot_outcome *out, char *err, size_t errlen)
+{
+	char *line = boot_command(req), key[17], *outcome;
+	char timeout[32];
+	const char *parts[] = { c->config_tag, g->guest_hash, g->toolchain, line, timeout, NULL };
+	int rc = 0;
+
+	/* the kernel's path names its tag, so the command line is enough of a key */
+	snprintf(timeout, sizeof(timeout), "%g", req->timeout);
+	cache_key(key, parts);
+	outcome = g->o->force == FORCE_NONE ? cache_get_text(g, "boots", key, "outcome") : NULL;
+	if (outcome && sscanf(outcome, "%d %d %lf", &out->status, &out->timed_out,
+			      &out->seconds) == 3) {
+		char *cached = cache_file(g->o->cache_dir, "boots", key, "serial.log");
+		char *cmd = xasprintf("%s\n", line);
+
+		out->started = 1;
+		c->boot_cached = 1;
+		if (copy_file(cached, req->log_path) ||
+		    write_file_atomic(req->cmd_path, cmd, strlen(cmd))) {
+			snprintf(err, errlen, "cannot copy '%s' to '%s': %s", cached, req->log_path,
+				 strerror(errno));
+			rc = -1;
+		}
+		free(cached);
+		free(cmd);
+	} else if ((rc = boot_run(req, out, err, errlen)) == 0 && g->identity) {
+		char *cached = cache_file(g->o->cache_dir, "boots", key, "serial.log");
+		char *text = xasprintf("%d %d %.3f\n", out->status, out->timed_out, out->seconds);
+
+		if (copy_file(req->log_path, cached) == 0)
+			cache_put_text(g, "boots", key, "outcome", text);
+		free(cached);
+		free(text);
+	}
+	free(outcome);
+	free(line);
+	return rc;
 }
 
 static int boot_cell(struct group *g, struct cell *c, const char *kernel, char *err,
@@ -172,16 +257,16 @@ static int boot_cell(struct group *g, struct cell *c, const char *kernel, char *
 				.log_path = log_path, .cmd_path = cmd_path,
 				.timeout = g->o->boot_timeout > 0 ? g->o->boot_timeout
 								  : a->boot_timeout };
-	struct boot_outcome out;
+	struct boot_outcome out = { 0 };
 	struct ktap_log log;
 	size_t len = 0;
 	char *text;
-	int rc = boot_run(&req, &out, err, errlen);
+	int rc = boot_or_reuse(g, c, &req, &out, err, errlen);
 
 	if (rc == 0) {
 		text = read_file(log_path, &len);
 		ktap_parse(text ? text : "", text ? len : 0, &log);
-		c->boot_seconds = out.seconds;
+		c->boot_seconds = c->boot_cached ? 0 : out.seconds;
 		judge_cell(&(struct judge_input){ .m = g->m, .boot = &out, .log = &log,
 						  .kernel_id = id + 9 }, c);
 		if (c->status == CELL_TIMEOUT) {
@@ -199,25 +284,42 @@ static int boot_cell(struct group *g, struct cell *c, const char *kernel, char *
 	return rc;
 }
 
+/* A kernel from the cache: 1 when the entry exists (built, or failed to build), 0 on a miss. */
+static int reuse_kernel(const struct group *g, const char *tag, struct build_outcome *bo)
+{
+	char *failed;
+
+	if (!g->identity || g->o->force == FORCE_ALL ||
+	    !cache_complete(g->o->cache_dir, g->kernel_kind, tag))
+		return 0;
+	failed = cache_get_text(g, g->kernel_kind, tag, "failed");
+	*bo = (struct build_outcome){ .ok = failed == NULL };
+	if (failed)
+		snprintf(bo->first_error, sizeof(bo->first_error), "%s", failed);
+	free(failed);
+	return 1;
+}
+
 static int build_and_boot(struct group *g, struct cell **cells, int n, int rep, char *err,
 			  size_t errlen)
 {
 	const char *tag = cells[rep]->config_tag;
-	const char *config = NULL;
-	char *kdir = xasprintf("%s/kernels/%s/%s/%s/%s", g->o->cache_dir, g->t->tag,
-			       g->m->variant[g->variant].name, g->m->arch[g->arch].name, tag);
-	char *image = xasprintf("%s/image", kdir);
-	char *log = xasprintf("%s/build.log", kdir);
+	char *config = xasprintf("%s/config", cells[rep]->dir);
+	char *image = cache_file(g->o->cache_dir, g->kernel_kind, tag, "image");
+	char *log = cache_file(g->o->cache_dir, g->kernel_kind, tag, "build.log");
 	struct build_outcome bo;
-	int rc = -1;
+	int cached = reuse_kernel(g, tag, &bo), rc = -1;
 
-	config = xasprintf("%s/config", cells[rep]->dir);
-	if (mkdir_p(kdir)) {
-		snprintf(err, errlen, "cannot create '%s': %s", kdir, strerror(errno));
-		goto out;
+	if (!cached) {
+		if (build_kernel(&g->b, config, tag, log, image, &bo, err, errlen))
+			goto out;
+		if (g->identity) {
+			if (!bo.ok)
+				cache_put_text(g, g->kernel_kind, tag, "failed", bo.first_error);
+			else
+				cache_finish(g->o->cache_dir, g->kernel_kind, tag);
+		}
 	}
-	if (build_kernel(&g->b, config, tag, log, image, &bo, err, errlen))
-		goto out;
 	for (int i = 0; i < n; i++) {
 		struct cell *c = cells[i];
 		char *tail;
@@ -227,7 +329,8 @@ static int build_and_boot(struct group *g, struct cell **cells, int n, int rep, 
 		tail = xasprintf("%s/build.log", c->dir);
 		write_log_tail(log, tail, 100);
 		free(tail);
-		c->build_seconds = i == rep ? bo.seconds : 0;
+		c->build_seconds = i == rep && !cached ? bo.seconds : 0;
+		c->kernel_cached = cached;
 		c->built = bo.ok;
 		if (!bo.ok) {
 			judge_cell(&(struct judge_input){ .m = g->m, .build_error = bo.first_error }, c);
@@ -239,32 +342,84 @@ static int build_and_boot(struct group *g, struct cell **cells, int n, int rep, 
 	}
 	rc = 0;
 out:
-	free((char *)config);
-	free(kdir);
+	free(config);
 	free(image);
 	free(log);
 	return rc;
 }
 
-static char **base_fragments(const struct group *g)
+/* The base fragments' text: matrix/base/<name>.config for each name in matrix.conf's base
+ * line, then the arch's own. */
+static char *base_fragments(const struct group *g, char *err, size_t errlen)
 {
+	struct strbuf sb = { 0 };
 	int n = 0;
-	char **v;
 
 	while (g->m->base[n])
 		n++;
-	v = xcalloc((size_t)n + 2, sizeof(*v));
-	for (int i = 0; i < n; i++)
-		v[i] = xasprintf("%s/base/%s.config", g->o->matrix_dir, g->m->base[i]);
-	v[n] = xasprintf("%s/base/%s.config", g->o->matrix_dir, g->m->arch[g->arch].name);
-	return v;
+	for (int i = 0; i <= n; i++) {
+		char *path = xasprintf("%s/base/%s.config", g->o->matrix_dir,
+				       i < n ? g->m->base[i] : g->m->arch[g->arch].name);
+		char *text = read_file(path, NULL);
+
+		if (!text) {
+			snprintf(err, errlen, "cannot read base fragment '%s': %s", path,
+				 strerror(errno));
+			free(path);
+			sb_free(&sb);
+			return NULL;
+		}
+		sb_printf(&sb, "# from %s\n%s\n", path, text);
+		free(text);
+		free(path);
+	}
+	return sb.s;
+}
+
+/* The group's base config, from the cache or from allnoconfig. */
+static char *base_config(struct group *g, char *err, size_t errlen)
+{
+	char *frags = base_fragments(g, err, errlen), *text = NULL, key[17];
+
+	if (frags) {
+		const char *parts[] = { g->identity ? g->identity : "", g->vt->stamp,
+					g->m->arch[g->arch].name, frags, NULL };
+
+		cache_key(key, parts);
+		text = cache_get_text(g, "base", key, "config");
+		if (!text && (text = build_base_config(&g->b, frags, err, errlen)))
+			cache_put_text(g, "base", key, "config", text);
+	}
+	free(frags);
+	return text;
+}
+
+/* The tools of the group's arch, hashed: part of every kernel and boot key. The compiler's and
+ * the arch's QEMU's versions, and the make and QEMU programs asked for, so a test's fake make
+ * or QEMU never shares cache entries with the real ones. */
+static void toolchain_hash(struct group *g)
+{
+	const struct arch *a = &g->m->arch[g->arch];
+	char *cc = xasprintf("%sgcc", a->cross_compile), *log = xasprintf("%s/version.log",
+									  g->b.work_dir);
+	const char *cc_argv[] = { cc, "--version", NULL };
+	const char *qemu_argv[] = { a->qemu[0], "--version", NULL };
+	char *cc_version = spawn_first_line(cc_argv, log);
+	char *qemu_version = spawn_first_line(qemu_argv, log);
+	const char *parts[] = { cc_version ? cc_version : "", qemu_version ? qemu_version : "",
+				g->o->make, g->o->qemu ? g->o->qemu : "", NULL };
+
+	cache_key(g->toolchain, parts);
+	free(cc_version);
+	free(qemu_version);
+	free(cc);
+	free(log);
 }
 
 static int run_group(struct group *g, struct plan *p, char *err, size_t errlen)
 {
 	const char *vname = g->m->variant[g->variant].name, *aname = g->m->arch[g->arch].name;
 	struct cell **cells = xcalloc((size_t)p->ncell, sizeof(*cells));
-	char **frags = base_fragments(g);
 	char *guest_dir = xasprintf("%s/guest/%s", g->o->cache_dir, aname);
 	int n = 0, nbuild, rc = -1, *order;
 
@@ -272,15 +427,31 @@ static int run_group(struct group *g, struct plan *p, char *err, size_t errlen)
 		if (p->cell[i].variant == g->variant && p->cell[i].arch == g->arch)
 			cells[n++] = &p->cell[i];
 	order = xcalloc((size_t)n, sizeof(*order));
-	g->b = (struct build_ctx){ .src = g->vt->path, .tree_tag = g->t->tag,
-				   .arch = &g->m->arch[g->arch], .make = g->o->make, .jobs = g->o->jobs };
+	g->b = (struct build_ctx){ .src = g->vt->path, .arch = &g->m->arch[g->arch],
+				   .make = g->o->make, .jobs = g->o->jobs };
 	g->b.build_dir = xasprintf("%s/build/%s/%s/%s", g->o->cache_dir, g->t->tag, vname, aname);
 	g->b.work_dir = xasprintf("%s/work/%s/%s/%s", g->o->cache_dir, g->t->tag, vname, aname);
+	g->kernel_kind = xasprintf("kernels/%s/%s/%s", g->t->tag, vname, aname);
+	g->identity = g->t->identity;
+	if (g->o->force == FORCE_ALL)
+		remove_tree(g->b.build_dir);
+	if (mkdir_p(g->b.work_dir)) {
+		snprintf(err, errlen, "cannot create '%s': %s", g->b.work_dir, strerror(errno));
+		goto out;
+	}
+	toolchain_hash(g);
 	g->initramfs = guest_prepare(&g->m->arch[g->arch], g->o->guest_src, guest_dir, err, errlen);
 	if (!g->initramfs)
 		goto out;
+	{
+		size_t len;
+		char *cpio = read_file(g->initramfs, &len);
+
+		hash_hex(hash_bytes(HASH_INIT, cpio ? cpio : "", cpio ? len : 0), g->guest_hash);
+		free(cpio);
+	}
 	fprintf(stderr, "kcmp-matrix: %s %s: base config and %d cell configs\n", aname, vname, n);
-	g->base = build_base_config(&g->b, frags, err, errlen);
+	g->base = base_config(g, err, errlen);
 	if (!g->base)
 		goto out;
 	g->sysvipc = kconfig_bool(g->base, "SYSVIPC", 1) == 'y';
@@ -305,10 +476,8 @@ static int run_group(struct group *g, struct plan *p, char *err, size_t errlen)
 			goto out;
 	rc = 0;
 out:
-	for (int i = 0; frags[i]; i++)
-		free(frags[i]);
-	free(frags);
 	free(cells);
+	free(g->kernel_kind);
 	free(order);
 	free(guest_dir);
 	free(g->b.build_dir);

@@ -2,6 +2,10 @@
  * resolved config, then one kernel build per distinct config (ordered so each build differs
  * little from the previous one), then a boot and a verdict per cell. Each finished cell's
  * files are written under results/ at once; the tables are written at the end.
+ *
+ * With an immutable tree, every step's product is kept in the content-addressed cache
+ * (cache.h), so a rerun, or a run after an interruption, redoes only what changed. Verdicts are
+ * never cached: each run judges the cached console log against the current rules.
  */
 #ifndef KCMPM_RUN_H
 #define KCMPM_RUN_H
@@ -9,6 +13,13 @@
 #include "matrix.h"
 #include "plan.h"
 #include "tree.h"
+
+/* What a run may not reuse from the cache. */
+enum force {
+	FORCE_NONE,
+	FORCE_BOOT,	/* boot every kernel again */
+	FORCE_ALL,	/* start cold: build directories emptied, nothing reused */
+};
 
 struct run_opts {
 	const char *matrix_dir;
@@ -20,6 +31,7 @@ struct run_opts {
 	const char *qemu;		/* overrides every arch's QEMU program (tests) */
 	int jobs;
 	double boot_timeout;		/* overrides the arches' boot-timeout when > 0 */
+	enum force force;
 };
 
 /* Runs every cell of the plan. Returns -1 (message in err) when the harness itself cannot go

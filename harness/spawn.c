@@ -165,6 +165,21 @@ int spawn_run(const struct spawn_req *req, struct spawn_result *res)
 	return 0;
 }
 
+char *spawn_first_line(const char *const *argv, const char *log_path)
+{
+	struct spawn_result res;
+	char *text, *nl;
+
+	unlink(log_path);
+	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log_path, .timeout = 60 }, &res) ||
+	    res.status)
+		return NULL;
+	text = read_file(log_path, NULL);
+	if (text && (nl = strchr(text, '\n')))
+		*nl = 0;
+	return text;
+}
+
 static int needs_quotes(const char *s)
 {
 	if (!*s)

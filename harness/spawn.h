@@ -36,6 +36,10 @@ void spawn_kill_all(void);
 /* SIGINT, SIGTERM, SIGHUP: kill children, print a note, exit 128+signal. */
 void spawn_install_signal_handlers(void);
 
+/* Runs a short command (like "gcc --version") and returns the first line of its output, or
+ * NULL when it cannot run or fails. log_path is scratch space for the output. */
+char *spawn_first_line(const char *const *argv, const char *log_path);
+
 /* Formats argv as one line for logs and reproducers (quoted where needed). Caller frees. */
 char *spawn_format_argv(const char *const *argv);
 

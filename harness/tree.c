@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int looks_like_kernel(const char *path)
@@ -209,6 +210,15 @@ int tree_from_tarball(const char *tarball, const char *cache_dir, struct tree *t
 	t->path = final;
 	final = NULL;
 	t->tag = xstrdup(stem);
+	{
+		struct stat st;
+
+		if (stat(tarball, &st) == 0)
+			t->identity = xasprintf("tarball %s %lld %lld", tarball, (long long)st.st_size,
+						(long long)st.st_mtime);
+		else	/* unpacked earlier, tarball gone since: trust the unpacked tree's name */
+			t->identity = xasprintf("unpacked %s", t->path);
+	}
 	rc = fill_version(t, err, errlen);
 out:
 	free(stem);
@@ -222,6 +232,7 @@ void tree_free(struct tree *t)
 	free(t->path);
 	free(t->tag);
 	free(t->version);
+	free(t->identity);
 	*t = (struct tree){ 0 };
 }
 

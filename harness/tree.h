@@ -13,6 +13,8 @@ struct tree {
 	char *path;	/* top of the source tree */
 	char *tag;	/* short name for cache directories: tarball name, or ksrc-<hash> */
 	char *version;	/* "6.1.192", from the top Makefile */
+	char *identity;	/* what names its content for caches: the tarball's path, size and
+			 * mtime; NULL for a KSRC tree, which may change under us */
 };
 
 /* Unpacks tarball into cache_dir/src if needed. Returns -1 with a message in err. */

@@ -81,7 +81,8 @@ char **variant_patched_files(const char *patch_text)
 	return list;
 }
 
-/* Stamp: the hash of each patch's name and text, in series order. */
+/* Stamp: the hash of each patch's text, in series order. Only the text decides the tree, so a
+ * copy of kernel-patch/ elsewhere gives the same stamp. */
 static int series_stamp(char **patches, char out[17], char *err, size_t errlen)
 {
 	uint64_t h = HASH_INIT;
@@ -95,8 +96,7 @@ static int series_stamp(char **patches, char out[17], char *err, size_t errlen)
 				 patches[i], strerror(errno));
 			return -1;
 		}
-		h = hash_bytes(h, patches[i], strlen(patches[i]) + 1);
-		h = hash_bytes(h, text, len);
+		h = hash_bytes(h, text, len + 1);
 		free(text);
 	}
 	hash_hex(h, out);
@@ -264,7 +264,8 @@ int variant_prepare(const char *patch_dir, const char *name, const struct tree *
 	stamp_path = xasprintf("%s.stamp", final);
 	log = xasprintf("%s.log", final);
 	old_files = read_stamp(stamp_path, old_stamp);
-	if (path_exists(final) && !strcmp(old_stamp, vt->stamp)) {
+	/* A KSRC tree may have changed since the copy was made: always copy it afresh. */
+	if (path_exists(final) && pristine->identity && !strcmp(old_stamp, vt->stamp)) {
 		vt->path = final;
 		final = NULL;
 		rc = 0;

@@ -127,6 +127,17 @@ static void expect_cell(const struct run *r, const char *arch, const char *combo
 
 static const char *const arches[] = { "x86_64", "arm64" };
 
+/* A scratch copy of a repository folder (matrix/ or kernel-patch/) to break on purpose. */
+static char *scratch_copy(const char *folder, const char *name)
+{
+	char *dir = xasprintf("%s/%s", scratch, name);
+	const char *cmd[] = { "cp", "-r", folder, dir, NULL };
+	struct spawn_result res;
+
+	CHECK(spawn_run(&(struct spawn_req){ .argv = cmd }, &res) == 0 && res.status == 0);
+	return dir;
+}
+
 TEST(e2e_real_cells_both_arches)
 {
 	const char *args[] = { "--only", OFF " " VIA_EXPERT " " VIA_CR " " VIA_DRM " " EPOLL_OFF,
@@ -164,17 +175,39 @@ TEST(e2e_real_cells_both_arches)
 	run_free(&r);
 }
 
+/* The same cells again: every kernel and every boot comes from the cache, and the results are
+ * the same, byte for byte. FORCE=boot boots again without building. */
+TEST(e2e_rerun_reuses_the_cache)
+{
+	const char *only = OFF " " VIA_EXPERT " " VIA_CR " " VIA_DRM " " EPOLL_OFF;
+	struct run first = harness_run("rerun-1", (const char *[]){ "--only", only, NULL });
+	struct run again = harness_run("rerun-2", (const char *[]){ "--only", only, NULL });
+	struct run forced = harness_run("rerun-forced", (const char *[]){ "--only", OFF, "--arch",
+									  "arm64", "--force", "boot",
+									  NULL });
+	int cached = 0;
+
+	for (const char *p = again.out; p && (p = strstr(p, "build cached 0.0s boot cached")); p++)
+		cached++;
+	CHECK(again.status == 0);
+	CHECK(cached == 10);
+	CHECK(first.tsv && again.tsv && !strcmp(first.tsv, again.tsv));
+	CHECK(forced.status == 0);
+	CHECK_CONTAINS(forced.out, "build cached 0.0s boot 0.");
+	CHECK(!strstr(forced.out, "boot cached"));
+	run_free(&first);
+	run_free(&again);
+	run_free(&forced);
+}
+
 /* A rules file that forgets DRM selects KCMP: the config layer must catch it. */
 TEST(e2e_wrong_rules_fail_at_config_layer)
 {
-	char *dir = xasprintf("%s/matrix-wrong", scratch);
-	char *cmd[] = { "cp", "-r", "matrix", dir, NULL };
+	char *dir = scratch_copy("matrix", "matrix-wrong");
 	char *rules = xasprintf("%s/rules/v3.rules", dir), *text;
 	const char *args[] = { "--matrix", dir, "--arch", "x86_64", "--only", VIA_DRM, NULL };
-	struct spawn_result res;
 	struct run r;
 
-	CHECK(spawn_run(&(struct spawn_req){ .argv = (const char *const *)cmd }, &res) == 0);
 	text = read_file(rules, NULL);
 	CHECK(text && strstr(text, "\tselected-by DRM\n"));
 	if (text) {
@@ -231,7 +264,7 @@ static char *default_cache(void)
 TEST(e2e_mixed_up_kernel_fails_identity)
 {
 	const char *args[] = { "--arch", "x86_64", "--only", OFF, "--qemu",
-			       "tests/fakes/qemu-other-kernel", NULL };
+			       "tests/fakes/qemu-other-kernel", "--force", "boot", NULL };
 	char *tag_line, *tag, *img;
 	struct run first, r;
 
@@ -260,7 +293,7 @@ TEST(e2e_hung_guest_is_timeout_and_killed)
 {
 	char *pidfile = xasprintf("%s/hang.pid", scratch), *pid;
 	const char *args[] = { "--arch", "x86_64", "--only", OFF, "--qemu", "tests/fakes/qemu-hang",
-			       "--boot-timeout", "2", NULL };
+			       "--boot-timeout", "2", "--force", "boot", NULL };
 	struct run r;
 
 	setenv("KCMPM_FAKE_PIDFILE", pidfile, 1);
@@ -287,9 +320,9 @@ TEST(e2e_hung_guest_is_timeout_and_killed)
 TEST(e2e_panic_and_truncated_ktap_are_boot_fail)
 {
 	const char *panic[] = { "--arch", "x86_64", "--only", OFF, "--qemu", "tests/fakes/qemu-panic",
-				NULL };
+				"--force", "boot", NULL };
 	const char *trunc[] = { "--arch", "x86_64", "--only", OFF, "--qemu",
-				"tests/fakes/qemu-truncated", NULL };
+				"tests/fakes/qemu-truncated", "--force", "boot", NULL };
 	struct run r = harness_run("panic", panic);
 
 	CHECK(r.status == 1);
@@ -440,16 +473,13 @@ TEST(e2e_v1_build_failure_is_xfail)
 /* A declared failure that passes is XPASS, and fails the run. */
 TEST(e2e_xpass_fails_the_run)
 {
-	char *dir = xasprintf("%s/patches-xpass", scratch);
-	char *cmd[] = { "cp", "-r", "kernel-patch", dir, NULL };
+	char *dir = scratch_copy("kernel-patch", "patches-xpass");
 	char *xfail = xasprintf("%s/v3/xfail", dir);
 	static const char decl[] = "format 1\nxfail ARCH=x86_64,EXPERT=n,DRM=n,CHECKPOINT_RESTORE=n "
 				   "pretend this cell is broken\n";
 	const char *args[] = { "--patches", dir, "--arch", "x86_64", "--only", OFF, NULL };
-	struct spawn_result res;
 	struct run r;
 
-	CHECK(spawn_run(&(struct spawn_req){ .argv = (const char *const *)cmd }, &res) == 0);
 	CHECK(write_file_atomic(xfail, decl, sizeof(decl) - 1) == 0);
 	r = harness_run("xpass", args);
 	CHECK(r.status == 1);
@@ -463,16 +493,13 @@ TEST(e2e_xpass_fails_the_run)
 /* A patch that does not apply: exit 2 naming the patch, nothing lost. */
 TEST(e2e_bad_series_exits_2_and_keeps_results)
 {
-	char *dir = xasprintf("%s/patches-bad", scratch);
-	char *cmd[] = { "cp", "-r", "kernel-patch", dir, NULL };
+	char *dir = scratch_copy("kernel-patch", "patches-bad");
 	char *patch = xasprintf("%s/v3/0001-kcmp-support-selection-of-sys-kcmp-without-checkpoint-"
 				"restore.patch", dir);
 	char *results = xasprintf("%s/bad-series", scratch), *json = xasprintf("%s/matrix.json", results);
 	char *text, *before, *after;
-	struct spawn_result res;
 	struct run r;
 
-	CHECK(spawn_run(&(struct spawn_req){ .argv = (const char *const *)cmd }, &res) == 0);
 	text = read_file(patch, NULL);
 	CHECK(text && strstr(text, " config KCMP\n") == NULL && strstr(text, "+config KCMP\n"));
 	if (text) {
@@ -528,10 +555,8 @@ static void expect_harness_error(const char *name, const char *const *args, cons
 
 TEST(e2e_bad_input_exits_2)
 {
-	char *dir = xasprintf("%s/matrix-bad", scratch);
-	char *cmd[] = { "cp", "-r", "matrix", dir, NULL };
+	char *dir = scratch_copy("matrix", "matrix-bad");
 	char *rules = xasprintf("%s/rules/v3.rules", dir), *text;
-	struct spawn_result res;
 
 	expect_harness_error("bad-arch", (const char *[]){ "--arch", "riscv", NULL },
 			     "unknown arch 'riscv'");
@@ -542,7 +567,6 @@ TEST(e2e_bad_input_exits_2)
 	expect_harness_error("no-qemu", (const char *[]){ "--arch", "x86_64", "--only", OFF, "--qemu",
 							  "/nonexistent/qemu-system-x86_64", NULL },
 			     "apt-get install gcc qemu-system-x86");
-	CHECK(spawn_run(&(struct spawn_req){ .argv = (const char *const *)cmd }, &res) == 0);
 	text = read_file(rules, NULL);
 	if (text) {
 		char *bad = xasprintf("%s\nconfig KCMP\n\tprompt if EXPERT &&\n", text);

@@ -1,0 +1,73 @@
+#!/bin/sh
+# make bench: the speed figures of issue 4, measured on this machine in one run.
+#
+#   cold     the matrix from an empty cache (BENCH_CACHE, emptied first)
+#   F        one clean build of each arch's largest cell (all five symbols y), summed: the
+#            compile work no schedule can avoid
+#   naive    what building every cell from clean would cost: cells x that arch's clean build
+#   warm     the same matrix again with nothing changed
+# The harness prints the per-run figures itself (its "summary:" line); this script only runs it
+# and does the arithmetic. Settings: VARIANTS, ARCH, BENCH_CACHE, JOBS.
+set -eu
+harness=${HARNESS:-build/kcmp-matrix}
+cache=${BENCH_CACHE:-/tmp/kcmp-matrix-bench-cache}
+out=${BENCH_RESULTS:-results/bench}
+args=""
+[ -n "${VARIANTS:-}" ] && args="$args --variants $VARIANTS"
+[ -n "${ARCH:-}" ] && args="$args --arch $ARCH"
+[ -n "${JOBS:-}" ] && args="$args --jobs $JOBS"
+
+summary() { grep 'kcmp-matrix: summary:' "$1" | tail -n 1; }
+field() { summary "$1" | sed -n "s/.*[ ,]$2 \([0-9.]*\).*/\1/p"; }
+
+rm -rf "$cache" "$out"
+mkdir -p "$out"
+
+# F: one clean build per arch of the cell that turns everything on.
+F=0
+for arch in $(sed -n 's/^arches //p' matrix/matrix.conf); do
+	# shellcheck disable=SC2086
+	"$harness" --cache "$cache/F" --results "$out/F-$arch" --variants v3 --arch "$arch" \
+		--only EXPERT=y,KCMP=y,CHECKPOINT_RESTORE=y,DRM=y,EPOLL=y --force all \
+		>/dev/null 2>"$out/F-$arch.log" || true
+	f=$(field "$out/F-$arch.log" compile)
+	echo "F $arch: $f s"
+	eval "F_$arch=$f"
+	F=$(echo "$F + $f" | bc)
+done
+
+# cold: the whole matrix, empty cache
+# shellcheck disable=SC2086
+"$harness" --cache "$cache/run" --results "$out/cold" $args >"$out/cold.table" 2>"$out/cold.log" || true
+cold=$(field "$out/cold.log" wall)
+
+# warm: again, nothing changed
+start=$(date +%s.%N)
+# shellcheck disable=SC2086
+"$harness" --cache "$cache/run" --results "$out/warm" $args >"$out/warm.table" 2>"$out/warm.log" || true
+end=$(date +%s.%N)
+warm=$(echo "$end - $start" | bc)
+
+# naive: every cell a clean build of its arch, plus its boot
+naive=0
+for arch in $(sed -n 's/^arches //p' matrix/matrix.conf); do
+	n=$(grep -c "^$arch	" "$out/cold/matrix.tsv" || true)
+	eval "f=\$F_$arch"
+	naive=$(echo "$naive + $n * $f" | bc)
+done
+
+echo "cells:                $(field "$out/cold.log" cells)"
+echo "distinct kernels built: $(field "$out/cold.log" built)"
+echo "compile seconds:      $(field "$out/cold.log" compile)"
+echo "boot seconds:         $(field "$out/cold.log" boot)"
+echo "wall seconds (cold):  $cold"
+echo "F seconds:            $F"
+echo "wall/F:               $(echo "scale=2; $cold / $F" | bc)"
+echo "naive estimate s:     $naive"
+echo "naive/wall:           $(echo "scale=1; $naive / $cold" | bc)"
+echo "warm rerun seconds:   $warm"
+echo "warm kernels built:   $(field "$out/warm.log" built)"
+echo "warm boots:           $(field "$out/warm.log" boots)"
+echo "same table warm/cold: $(cmp -s "$out/cold.table" "$out/warm.table" && echo yes || echo NO)"
+echo "peak harness RSS KiB: $(field "$out/cold.log" RSS)"
+echo "cache size MiB:       $(du -sm "$cache/run" | cut -f1)"

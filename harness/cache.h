@@ -1,0 +1,34 @@
+/* cache: content-addressed work a later run can reuse.
+ *
+ * An entry is a directory <cache>/<kind>/<key>/ whose key is a hash of everything that can
+ * change its content. Its files are written atomically, and the file named "complete" last:
+ * an entry without it (a run interrupted while writing) is a miss, never a half result.
+ *
+ *   kind        key                                               files
+ *   base        tree, variant stamp, arch, base fragments          config
+ *   resolved    base config, requested values                      config
+ *   kernels     tree, variant stamp, toolchain, final config       image, build.log, failed
+ *   boots       kernel tag, initramfs, QEMU line, command line    serial.log, outcome
+ *
+ * Only immutable trees (Debian's tarball and the variants made from it) are cached; a KSRC
+ * tree can change under us, so Kbuild judges it every run.
+ */
+#ifndef KCMPM_CACHE_H
+#define KCMPM_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Path of a file in an entry (caller frees); the entry's directory is created. */
+char *cache_file(const char *cache_dir, const char *kind, const char *key, const char *file);
+/* Does the entry exist and is it complete? */
+int cache_complete(const char *cache_dir, const char *kind, const char *key);
+/* Marks the entry complete (after all its files are written). */
+int cache_finish(const char *cache_dir, const char *kind, const char *key);
+/* Removes an entry (a stale or forced one). */
+void cache_drop(const char *cache_dir, const char *kind, const char *key);
+
+/* Key helpers: hash a list of strings (NULL-terminated) into 16 hex digits. */
+void cache_key(char out[17], const char *const *parts);
+
+#endif
