@@ -29,7 +29,8 @@ struct group {
 	char *base;			/* full base config text */
 	char *initramfs;
 	char guest_hash[17];		/* of the initramfs */
-	char toolchain[17];		/* of the compiler's and QEMU's versions */
+	char toolchain[17];		/* of the compiler's version and the make program */
+	char emulator[17];		/* of QEMU's version and the QEMU program */
 	const char *identity;		/* the tree's identity; NULL: mutable, nothing cached */
 	char *kernel_kind;		/* cache kind of this group's kernels */
 	int sysvipc;			/* the base has SYSVIPC */
@@ -205,7 +206,7 @@ static int boot_or_reuse(struct group *g, struct cell *c, const struct boot_req 
 {
 	char *line = boot_command(req), key[17], *outcome;
 	char timeout[32];
-	const char *parts[] = { c->config_tag, g->guest_hash, g->toolchain, line, timeout, NULL };
+	const char *parts[] = { c->config_tag, g->guest_hash, g->emulator, line, timeout, NULL };
 	int rc = 0;
 
 	/* the kernel's path names its tag, so the command line is enough of a key */
@@ -394,10 +395,10 @@ static char *base_config(struct group *g, char *err, size_t errlen)
 	return text;
 }
 
-/* The tools of the group's arch, hashed: part of every kernel and boot key. The compiler's and
- * the arch's QEMU's versions, and the make and QEMU programs asked for, so a test's fake make
- * or QEMU never shares cache entries with the real ones. */
-static void toolchain_hash(struct group *g)
+/* The tools of the group's arch, hashed. Kernels are keyed by the compiler's version and the
+ * make program, boots by the arch's QEMU version and the QEMU program asked for, so a test's
+ * fake make or QEMU never shares cache entries with the real ones. */
+static void tool_hashes(struct group *g)
 {
 	const struct arch *a = &g->m->arch[g->arch];
 	char *cc = xasprintf("%sgcc", a->cross_compile), *log = xasprintf("%s/version.log",
@@ -406,10 +407,12 @@ static void toolchain_hash(struct group *g)
 	const char *qemu_argv[] = { a->qemu[0], "--version", NULL };
 	char *cc_version = spawn_first_line(cc_argv, log);
 	char *qemu_version = spawn_first_line(qemu_argv, log);
-	const char *parts[] = { cc_version ? cc_version : "", qemu_version ? qemu_version : "",
-				g->o->make, g->o->qemu ? g->o->qemu : "", NULL };
+	const char *build[] = { cc_version ? cc_version : "", g->o->make, NULL };
+	const char *boot[] = { qemu_version ? qemu_version : "", g->o->qemu ? g->o->qemu : "",
+			       NULL };
 
-	cache_key(g->toolchain, parts);
+	cache_key(g->toolchain, build);
+	cache_key(g->emulator, boot);
 	free(cc_version);
 	free(qemu_version);
 	free(cc);
@@ -439,7 +442,7 @@ static int run_group(struct group *g, struct plan *p, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot create '%s': %s", g->b.work_dir, strerror(errno));
 		goto out;
 	}
-	toolchain_hash(g);
+	tool_hashes(g);
 	g->initramfs = guest_prepare(&g->m->arch[g->arch], g->o->guest_src, guest_dir, err, errlen);
 	if (!g->initramfs)
 		goto out;

@@ -103,21 +103,25 @@ static int series_stamp(char **patches, char out[17], char *err, size_t errlen)
 	return 0;
 }
 
-/* The first line of patch's output that says what went wrong. */
+/* What went wrong, from patch's output: the file being patched and the first line that says
+ * how ("Hunk #1 FAILED at 1279."). */
 static void patch_problem(const char *log_path, char *buf, size_t len)
 {
 	static const char *const marks[] = { "FAILED", "can't find file", "malformed",
 					     "Reversed", "No file to patch", "Only garbage" };
 	char *log = read_file(log_path, NULL);
+	const char *file = "?";
 
 	snprintf(buf, len, "see %s", log_path);
 	for (char *line = log, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = 0;
+		if (!strncmp(line, "patching file ", 14))
+			file = line + 14;
 		for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
 			if (strstr(line, marks[i])) {
-				snprintf(buf, len, "%s", line);
+				snprintf(buf, len, "%s: %s", file, line);
 				free(log);
 				return;
 			}
@@ -169,7 +173,7 @@ static char **make_tree(char **patches, const char *pristine, const char *tmp, c
 	}
 	for (int i = 0; patches[i]; i++) {
 		char *abs = realpath(patches[i], NULL), *text;
-		const char *argv[] = { "patch", "-p1", "-N", "-s", "--no-backup-if-mismatch",
+		const char *argv[] = { "patch", "-p1", "-N", "--no-backup-if-mismatch",
 				       "--reject-file=-", "-d", tmp, "-i", abs, NULL };
 		char **files;
 		int rc;
