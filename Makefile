@@ -23,7 +23,7 @@ HARNESS_ARGS = $(if $(ARCH),--arch $(ARCH)) $(if $(VARIANTS),--variants $(VARIAN
 	$(if $(ONLY),--only $(ONLY)) $(if $(KSRC),--ksrc $(KSRC)) $(if $(CACHE),--cache $(CACHE)) \
 	$(if $(JOBS),--jobs $(JOBS)) $(if $(FORCE),--force $(FORCE)) --results $(RESULTS) $(ARGS)
 
-.PHONY: all matrix test bench deps clean clean-cache
+.PHONY: all matrix test bench fuzz deps clean clean-cache
 
 all: $(BUILD)/kcmp-matrix
 
@@ -58,6 +58,17 @@ clean:
 
 clean-cache:
 	rm -rf "$${CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/kcmp-matrix}"
+
+# Fuzz the console parser for FUZZ_SECONDS (libFuzzer, seeded with real serial logs). Crashes
+# land in build/fuzz-artifacts/; each one found becomes a unit test in tests/unit/ktap_test.c.
+FUZZ_SECONDS ?= 600
+fuzz:
+	@scripts/ensure-deps clang libclang-rt-14-dev
+	@mkdir -p $(BUILD)/fuzz-corpus $(BUILD)/fuzz-artifacts
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -iquote harness -o $(BUILD)/ktap-fuzz \
+		tests/fuzz/ktap_fuzz.c harness/ktap.c harness/util.c
+	$(BUILD)/ktap-fuzz -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz-artifacts/ \
+		$(BUILD)/fuzz-corpus tests/data
 
 # Speed figures (issue 4): cold matrix from an empty cache, F, naive estimate, warm rerun.
 bench: deps $(BUILD)/kcmp-matrix

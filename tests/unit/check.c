@@ -37,22 +37,31 @@ void check_str_fail(const char *file, int line, const char *what, const char *go
 	current_failed = 1;
 }
 
+/* A test runs when no name is given, or when its name contains one of the arguments. */
+static int wanted(int i, int argc, char **argv)
+{
+	int yes = argc <= 1;
+
+	for (int a = 1; a < argc; a++)
+		yes |= strstr(tests[i].name, argv[a]) != NULL;
+	return yes;
+}
+
 int check_main(int argc, char **argv)
 {
-	int passed = 0, failed = 0;
+	int passed = 0, failed = 0, planned = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("KTAP version 1\n1..%d\n", argc > 1 ? 0 : ntests);
+	for (int i = 0; i < ntests; i++)
+		planned += wanted(i, argc, argv);
+	printf("KTAP version 1\n1..%d\n", planned);
 	for (int i = 0; i < ntests; i++) {
-		int wanted = argc <= 1;
-
-		for (int a = 1; a < argc; a++)
-			wanted |= strstr(tests[i].name, argv[a]) != NULL;
-		if (!wanted)
+		if (!wanted(i, argc, argv))
 			continue;
 		current_failed = 0;
 		tests[i].fn();
-		printf("%s %d %s\n", current_failed ? "not ok" : "ok", i + 1, tests[i].name);
+		printf("%s %d %s\n", current_failed ? "not ok" : "ok", passed + failed + 1,
+		       tests[i].name);
 		if (current_failed)
 			failed++;
 		else
