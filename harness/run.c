@@ -17,6 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What every group of one arch shares, made once per run: the guest and the tools' hashes. */
+struct arch_tools {
+	char *initramfs;
+	char guest_hash[17];		/* of the initramfs */
+	char toolchain[17];		/* of the compiler's version and the make program */
+	char emulator[17];		/* of QEMU's version and the QEMU program */
+};
+
 /* What one (variant, arch) group shares while its cells run. */
 struct group {
 	const struct run_opts *o;
@@ -27,10 +35,7 @@ struct group {
 	int variant, arch;
 	struct build_ctx b;
 	char *base;			/* full base config text */
-	char *initramfs;
-	char guest_hash[17];		/* of the initramfs */
-	char toolchain[17];		/* of the compiler's version and the make program */
-	char emulator[17];		/* of QEMU's version and the QEMU program */
+	const struct arch_tools *tools;	/* the arch's guest and tool hashes */
 	const char *identity;		/* the tree's identity; NULL: mutable, nothing cached */
 	char *kernel_kind;		/* cache kind of this group's kernels */
 	int sysvipc;			/* the base has SYSVIPC */
@@ -79,7 +84,7 @@ static char *cell_dir(const struct group *g, const struct cell *c)
 static void config_tag(const struct group *g, const char *config, char out[17])
 {
 	const char *parts[] = { g->t->tag, g->m->variant[g->variant].name, g->vt->stamp,
-				g->toolchain, config, NULL };
+				g->tools->toolchain, config, NULL };
 
 	cache_key(out, parts);
 }
@@ -206,7 +211,7 @@ static int boot_or_reuse(struct group *g, struct cell *c, const struct boot_req 
 {
 	char *line = boot_command(req), key[17], *outcome;
 	char timeout[32];
-	const char *parts[] = { c->config_tag, g->guest_hash, g->emulator, line, timeout, NULL };
+	const char *parts[] = { c->config_tag, g->tools->guest_hash, g->tools->emulator, line, timeout, NULL };
 	int rc = 0;
 
 	/* the kernel's path names its tag, so the command line is enough of a key */
@@ -254,7 +259,7 @@ static int boot_cell(struct group *g, struct cell *c, const char *kernel, char *
 	char *cmd_path = xasprintf("%s/qemu.cmd", c->dir);
 	const struct arch *a = &g->m->arch[c->arch];
 	struct boot_req req = { .arch = a, .qemu = g->o->qemu, .kernel = kernel,
-				.initramfs = g->initramfs, .guest_args = args,
+				.initramfs = g->tools->initramfs, .guest_args = args,
 				.log_path = log_path, .cmd_path = cmd_path,
 				.timeout = g->o->boot_timeout > 0 ? g->o->boot_timeout
 								  : a->boot_timeout };
@@ -395,35 +400,47 @@ static char *base_config(struct group *g, char *err, size_t errlen)
 	return text;
 }
 
-/* The tools of the group's arch, hashed. Kernels are keyed by the compiler's version and the
- * make program, boots by the arch's QEMU version and the QEMU program asked for, so a test's
- * fake make or QEMU never shares cache entries with the real ones. */
-static void tool_hashes(struct group *g)
+/* The arch's guest (compiled and packed), and its tools hashed. Kernels are keyed by the
+ * compiler's version and the make program, boots by the arch's QEMU version and the QEMU
+ * program asked for, so a test's fake make or QEMU never shares cache entries with the real
+ * ones. */
+static int arch_tools_prepare(const struct run_opts *o, const struct arch *a,
+			      struct arch_tools *t, char *err, size_t errlen)
 {
-	const struct arch *a = &g->m->arch[g->arch];
-	char *cc = xasprintf("%sgcc", a->cross_compile), *log = xasprintf("%s/version.log",
-									  g->b.work_dir);
+	char *dir = xasprintf("%s/guest/%s", o->cache_dir, a->name);
+	char *cc = xasprintf("%sgcc", a->cross_compile), *log = xasprintf("%s/version.log", dir);
 	const char *cc_argv[] = { cc, "--version", NULL };
 	const char *qemu_argv[] = { a->qemu[0], "--version", NULL };
-	char *cc_version = spawn_first_line(cc_argv, log);
-	char *qemu_version = spawn_first_line(qemu_argv, log);
-	const char *build[] = { cc_version ? cc_version : "", g->o->make, NULL };
-	const char *boot[] = { qemu_version ? qemu_version : "", g->o->qemu ? g->o->qemu : "",
-			       NULL };
+	char *cc_version = NULL, *qemu_version = NULL, *cpio;
+	size_t len;
 
-	cache_key(g->toolchain, build);
-	cache_key(g->emulator, boot);
+	t->initramfs = guest_prepare(a, o->guest_src, dir, err, errlen);
+	if (t->initramfs) {
+		const char *build[] = { "", o->make, NULL }, *boot[] = { "", o->qemu ? o->qemu : "",
+									 NULL };
+
+		cc_version = spawn_first_line(cc_argv, log);
+		qemu_version = spawn_first_line(qemu_argv, log);
+		build[0] = cc_version ? cc_version : "";
+		boot[0] = qemu_version ? qemu_version : "";
+		cache_key(t->toolchain, build);
+		cache_key(t->emulator, boot);
+		cpio = read_file(t->initramfs, &len);
+		hash_hex(hash_bytes(HASH_INIT, cpio ? cpio : "", cpio ? len : 0), t->guest_hash);
+		free(cpio);
+	}
 	free(cc_version);
 	free(qemu_version);
 	free(cc);
 	free(log);
+	free(dir);
+	return t->initramfs ? 0 : -1;
 }
 
 static int run_group(struct group *g, struct plan *p, char *err, size_t errlen)
 {
 	const char *vname = g->m->variant[g->variant].name, *aname = g->m->arch[g->arch].name;
 	struct cell **cells = xcalloc((size_t)p->ncell, sizeof(*cells));
-	char *guest_dir = xasprintf("%s/guest/%s", g->o->cache_dir, aname);
 	int n = 0, nbuild, rc = -1, *order;
 
 	for (int i = 0; i < p->ncell; i++)
@@ -441,17 +458,6 @@ static int run_group(struct group *g, struct plan *p, char *err, size_t errlen)
 	if (mkdir_p(g->b.work_dir)) {
 		snprintf(err, errlen, "cannot create '%s': %s", g->b.work_dir, strerror(errno));
 		goto out;
-	}
-	tool_hashes(g);
-	g->initramfs = guest_prepare(&g->m->arch[g->arch], g->o->guest_src, guest_dir, err, errlen);
-	if (!g->initramfs)
-		goto out;
-	{
-		size_t len;
-		char *cpio = read_file(g->initramfs, &len);
-
-		hash_hex(hash_bytes(HASH_INIT, cpio ? cpio : "", cpio ? len : 0), g->guest_hash);
-		free(cpio);
 	}
 	fprintf(stderr, "kcmp-matrix: %s %s: base config and %d cell configs\n", aname, vname, n);
 	g->base = base_config(g, err, errlen);
@@ -482,45 +488,52 @@ out:
 	free(cells);
 	free(g->kernel_kind);
 	free(order);
-	free(guest_dir);
 	free(g->b.build_dir);
 	free(g->b.work_dir);
 	free(g->base);
-	free(g->initramfs);
 	return rc;
 }
 
 int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree *t,
 	     struct plan *p, char *err, size_t errlen)
 {
-	int done = 0;
+	struct arch_tools tools[m->narch];
+	int done = 0, rc = 0;
 
-	for (int v = 0; v < m->nvariant; v++) {
+	memset(tools, 0, sizeof(tools));
+	for (int v = 0; v < m->nvariant && rc == 0; v++) {
 		struct variant_tree vt;
-		int exists[MAX_SYMBOLS], any = 0, rc = 0;
+		int exists[MAX_SYMBOLS], any = 0;
 
 		for (int i = 0; i < p->ncell && !any; i++)
 			any = p->cell[i].variant == v;
 		if (!any)
 			continue;
 		if (variant_prepare(m->variant[v].patch_dir, m->variant[v].name, t, o->cache_dir, &vt,
-				    err, errlen))
-			return -1;
+				    err, errlen)) {
+			rc = -1;
+			break;
+		}
 		tree_find_symbols(vt.path, m->nsym, (const char *const *)m->sym, exists);
 		for (int a = 0; a < m->narch && rc == 0; a++) {
 			struct group g = { .o = o, .m = m, .t = t, .vt = &vt, .exists = exists,
-					   .variant = v, .arch = a, .done = done, .total = p->ncell };
+					   .variant = v, .arch = a, .tools = &tools[a], .done = done,
+					   .total = p->ncell };
 
 			any = 0;
 			for (int i = 0; i < p->ncell && !any; i++)
 				any = p->cell[i].variant == v && p->cell[i].arch == a;
-			if (any)
+			if (!any)
+				continue;
+			if (!tools[a].initramfs)
+				rc = arch_tools_prepare(o, &m->arch[a], &tools[a], err, errlen);
+			if (rc == 0)
 				rc = run_group(&g, p, err, errlen);
 			done = g.done;
 		}
 		variant_tree_free(&vt);
-		if (rc)
-			return -1;
 	}
-	return 0;
+	for (int a = 0; a < m->narch; a++)
+		free(tools[a].initramfs);
+	return rc;
 }
