@@ -78,7 +78,6 @@ int boot_run(const struct boot_req *r, struct boot_outcome *out, char *err, size
 		free(pkgs);
 		rc = -1;
 	} else {
-		out->started = 1;
 		out->timed_out = res.timed_out;
 		out->status = res.status;
 		out->seconds = res.seconds;

@@ -19,7 +19,6 @@ struct boot_req {
 };
 
 struct boot_outcome {
-	int started;
 	int timed_out;
 	int status;		/* QEMU's exit status, 128+sig if killed */
 	double seconds;

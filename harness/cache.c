@@ -40,14 +40,6 @@ int cache_finish(const char *cache_dir, const char *kind, const char *key)
 	return rc;
 }
 
-void cache_drop(const char *cache_dir, const char *kind, const char *key)
-{
-	char *dir = entry_dir(cache_dir, kind, key);
-
-	remove_tree(dir);
-	free(dir);
-}
-
 void cache_key(char out[17], const char *const *parts)
 {
 	uint64_t h = HASH_INIT;

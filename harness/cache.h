@@ -25,9 +25,6 @@ char *cache_file(const char *cache_dir, const char *kind, const char *key, const
 int cache_complete(const char *cache_dir, const char *kind, const char *key);
 /* Marks the entry complete (after all its files are written). */
 int cache_finish(const char *cache_dir, const char *kind, const char *key);
-/* Removes an entry (a stale or forced one). */
-void cache_drop(const char *cache_dir, const char *kind, const char *key);
-
 /* Key helpers: hash a list of strings (NULL-terminated) into 16 hex digits. */
 void cache_key(char out[17], const char *const *parts);
 

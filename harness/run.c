@@ -223,7 +223,6 @@ static int boot_or_reuse(struct group *g, struct cell *c, const struct boot_req 
 		char *cached = cache_file(g->o->cache_dir, "boots", key, "serial.log");
 		char *cmd = xasprintf("%s\n", line);
 
-		out->started = 1;
 		c->boot_cached = 1;
 		if (copy_file(cached, req->log_path) ||
 		    write_file_atomic(req->cmd_path, cmd, strlen(cmd))) {

@@ -53,7 +53,7 @@ static void free_cell(struct cell *c)
 	free(c->booted);
 }
 
-static const struct boot_outcome clean_exit = { .started = 1 };
+static const struct boot_outcome clean_exit = { .status = 0 };
 
 TEST(judge_pass)
 {
@@ -121,7 +121,7 @@ TEST(judge_guest_failure)
 TEST(judge_build_boot_timeout)
 {
 	struct cell c;
-	const struct boot_outcome timed_out = { .started = 1, .timed_out = 1, .status = 137 };
+	const struct boot_outcome timed_out = { .timed_out = 1, .status = 137 };
 
 	judge_text("", "yynny", &c, NULL, "kernel/kcmp.c:1:1: error: boom");
 	CHECK(c.status == CELL_BUILD_FAIL);
