@@ -18,12 +18,31 @@ CACHE    ?=
 RESULTS  ?= results
 JOBS     ?=
 FORCE    ?=
+SHARD    ?=
+PREVIOUS ?=
 ARGS     ?=
 HARNESS_ARGS = $(if $(ARCH),--arch $(ARCH)) $(if $(VARIANTS),--variants $(VARIANTS)) \
-	$(if $(ONLY),--only $(ONLY)) $(if $(KSRC),--ksrc $(KSRC)) $(if $(CACHE),--cache $(CACHE)) \
-	$(if $(JOBS),--jobs $(JOBS)) $(if $(FORCE),--force $(FORCE)) --results $(RESULTS) $(ARGS)
+	$(if $(ONLY),--only '$(ONLY)') $(if $(KSRC),--ksrc $(KSRC)) $(if $(CACHE),--cache $(CACHE)) \
+	$(if $(JOBS),--jobs $(JOBS)) $(if $(FORCE),--force $(FORCE)) $(if $(SHARD),--shard $(SHARD)) \
+	$(if $(PREVIOUS),--previous $(PREVIOUS)) --results $(RESULTS) $(ARGS)
 
-.PHONY: all matrix test bench fuzz deps clean clean-cache
+# make cell / make shell: one cell, named in full; its results go apart from the matrix's.
+VARIANT  ?=
+COMBO    ?=
+BUSYBOX  ?=
+CELL_RESULTS ?= results/one-cell
+CELL_ARGS = --arch '$(ARCH)' --variants '$(VARIANT)' --only '$(COMBO)' --single \
+	$(if $(KSRC),--ksrc $(KSRC)) $(if $(CACHE),--cache $(CACHE)) $(if $(JOBS),--jobs $(JOBS)) \
+	$(if $(FORCE),--force $(FORCE)) --results $(CELL_RESULTS) $(ARGS)
+need_cell = @test -n "$(ARCH)" -a -n "$(VARIANT)" -a -n "$(COMBO)" || { echo "make $@: give \
+ARCH=, VARIANT= and COMBO= (all symbols, e.g. COMBO=EXPERT=y,KCMP=n,CHECKPOINT_RESTORE=n,DRM=n,EPOLL=y)" >&2; exit 2; }
+
+# make diff OLD=previous/matrix.json [NEW=results/matrix.json]; make merge SHARDS="dir1 dir2 ..."
+OLD    ?=
+NEW    ?=
+SHARDS ?=
+
+.PHONY: all matrix cell shell diff merge test bench fuzz deps clean clean-cache
 
 all: $(BUILD)/kcmp-matrix
 
@@ -49,6 +68,22 @@ deps:
 
 matrix: deps $(BUILD)/kcmp-matrix
 	$(BUILD)/kcmp-matrix $(HARNESS_ARGS)
+
+cell: deps $(BUILD)/kcmp-matrix
+	$(need_cell)
+	$(BUILD)/kcmp-matrix $(CELL_ARGS)
+
+shell: deps $(BUILD)/kcmp-matrix
+	$(need_cell)
+	$(BUILD)/kcmp-matrix $(CELL_ARGS) --shell $(if $(BUSYBOX),--busybox $(BUSYBOX))
+
+diff: $(BUILD)/kcmp-matrix
+	@test -n "$(OLD)" || { echo "make diff: give OLD=path/to/previous/matrix.json" >&2; exit 2; }
+	$(BUILD)/kcmp-matrix diff --results $(RESULTS) $(OLD) $(NEW)
+
+merge: $(BUILD)/kcmp-matrix
+	@test -n "$(SHARDS)" || { echo "make merge: give SHARDS=\"dir1 dir2 ...\" (each a shard's results)" >&2; exit 2; }
+	$(BUILD)/kcmp-matrix merge --results $(RESULTS) $(SHARDS)
 
 test: deps $(BUILD)/unit-tests $(BUILD)/e2e-tests $(BUILD)/kcmp-matrix-san
 	@scripts/run-tests $(BUILD)

@@ -24,8 +24,7 @@ static char *kernel_cmdline(const struct boot_req *r)
 	return sb.s;
 }
 
-/* argv for QEMU; strings are owned by r and *cmdline (caller frees both the vector and it). */
-static const char **qemu_argv(const struct boot_req *r, char **cmdline)
+const char **boot_argv(const struct boot_req *r, char **cmdline)
 {
 	int n = 0, nq = 0;
 	const char **argv;
@@ -50,7 +49,7 @@ static const char **qemu_argv(const struct boot_req *r, char **cmdline)
 char *boot_command(const struct boot_req *r)
 {
 	char *cmdline, *line;
-	const char **argv = qemu_argv(r, &cmdline);
+	const char **argv = boot_argv(r, &cmdline);
 
 	line = spawn_format_argv(argv);
 	free(argv);
@@ -61,7 +60,7 @@ char *boot_command(const struct boot_req *r)
 int boot_run(const struct boot_req *r, struct boot_outcome *out, char *err, size_t errlen)
 {
 	char *cmdline, *line = boot_command(r), *text = xasprintf("%s\n", line);
-	const char **argv = qemu_argv(r, &cmdline);
+	const char **argv = boot_argv(r, &cmdline);
 	struct spawn_result res;
 	int rc = 0;
 

@@ -24,6 +24,9 @@ struct boot_outcome {
 	double seconds;
 };
 
+/* argv for QEMU; its strings belong to r and to *cmdline. The caller frees the vector and
+ * *cmdline. */
+const char **boot_argv(const struct boot_req *r, char **cmdline);
 /* The QEMU command line a boot runs, as one quoted line (caller frees). */
 char *boot_command(const struct boot_req *r);
 

@@ -152,13 +152,43 @@ static int install_config(const struct build_ctx *b, const char *config_path)
 	return rc;
 }
 
+/* The -j, timestamp and target words of a kernel build; free each. */
+static void kernel_words(const struct build_ctx *b, const char *tag, char *words[5])
+{
+	words[0] = xasprintf("-j%d", b->jobs);
+	words[1] = xasprintf("KBUILD_BUILD_TIMESTAMP=kcmpm-%s", tag);
+	words[2] = xstrdup("KBUILD_BUILD_USER=kcmp-matrix");
+	words[3] = xstrdup("KBUILD_BUILD_HOST=kcmp-matrix");
+	words[4] = xstrdup(b->arch->make_target);
+}
+
+char *build_reproducer(const struct build_ctx *b, const char *tag, const char *out_dir)
+{
+	struct build_ctx there = *b;
+	char *config[] = { xstrdup("olddefconfig") }, *kernel[5];
+	const char *argv[MAX_ARGS];
+	char *own[MAX_ARGS], *lines[2];
+
+	there.build_dir = (char *)out_dir;
+	kernel_words(b, tag, kernel);
+	make_args(&there, argv, own, 1, config);
+	lines[0] = spawn_format_argv(argv);
+	free_args(own);
+	make_args(&there, argv, own, 5, kernel);
+	lines[1] = spawn_format_argv(argv);
+	free_args(own);
+	char *text = xasprintf("%s\n%s\n", lines[0], lines[1]);
+
+	free(lines[0]);
+	free(lines[1]);
+	return text;
+}
+
 int build_kernel(const struct build_ctx *b, const char *config_path, const char *tag,
 		 const char *log_path, const char *image_out, struct build_outcome *out, char *err,
 		 size_t errlen)
 {
-	char *extra[] = { xasprintf("-j%d", b->jobs), xasprintf("KBUILD_BUILD_TIMESTAMP=kcmpm-%s", tag),
-			  xstrdup("KBUILD_BUILD_USER=kcmp-matrix"),
-			  xstrdup("KBUILD_BUILD_HOST=kcmp-matrix"), xstrdup(b->arch->make_target) };
+	char *extra[5];
 	const char *argv[MAX_ARGS];
 	char *own[MAX_ARGS];
 	char *image = xasprintf("%s/%s", b->build_dir, b->arch->image);
@@ -167,6 +197,7 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 
 	*out = (struct build_outcome){ 0 };
 	err[0] = 0;
+	kernel_words(b, tag, extra);
 	make_args(b, argv, own, 5, extra);
 	unlink(log_path);
 	if (ensure_dirs(b, err, errlen) || install_config(b, config_path)) {

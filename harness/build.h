@@ -43,6 +43,11 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 		 const char *log_path, const char *image_out, struct build_outcome *out, char *err,
 		 size_t errlen);
 
+/* The two make commands that rebuild this kernel by hand into out_dir (whose .config is the
+ * cell's final config), as shell lines: olddefconfig, then the image with the same timestamp
+ * tag. Caller frees. */
+char *build_reproducer(const struct build_ctx *b, const char *tag, const char *out_dir);
+
 /* The first line of a build log that says what went wrong: a compiler or linker error if there
  * is one, else make's first "***" line, else the last line. The tree's path prefix is dropped.
  * Writes into buf. */

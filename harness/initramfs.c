@@ -37,17 +37,30 @@ static void add_entry(struct strbuf *sb, unsigned ino, unsigned mode, unsigned r
 	}
 }
 
-char *initramfs_build(const char *init, size_t init_len, size_t *out_len)
+char *initramfs_build_at(const char *path, const char *prog, size_t len, size_t *out_len)
 {
 	struct strbuf sb = { 0 };
+	const char *slash = strchr(path, '/');
+	unsigned ino = 4;	/* after dev, dev/console and proc */
 
 	add_entry(&sb, 1, S_IFDIR | 0755, 0, 0, "dev", NULL, 0);
 	add_entry(&sb, 2, S_IFCHR | 0600, 5, 1, "dev/console", NULL, 0);
 	add_entry(&sb, 3, S_IFDIR | 0755, 0, 0, "proc", NULL, 0);
-	add_entry(&sb, 4, S_IFREG | 0755, 0, 0, "init", init, init_len);
-	add_entry(&sb, 5, 0, 0, 0, "TRAILER!!!", NULL, 0);
+	if (slash) {
+		char *dir = xasprintf("%.*s", (int)(slash - path), path);
+
+		add_entry(&sb, ino++, S_IFDIR | 0755, 0, 0, dir, NULL, 0);
+		free(dir);
+	}
+	add_entry(&sb, ino++, S_IFREG | 0755, 0, 0, path, prog, len);
+	add_entry(&sb, ino, 0, 0, 0, "TRAILER!!!", NULL, 0);
 	*out_len = sb.len;
 	return sb.s;
+}
+
+char *initramfs_build(const char *init, size_t init_len, size_t *out_len)
+{
+	return initramfs_build_at("init", init, init_len, out_len);
 }
 
 int initramfs_write(const char *init_path, const char *out_path)

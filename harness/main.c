@@ -10,7 +10,10 @@
 #define _GNU_SOURCE
 #include "matrix.h"
 #include "plan.h"
+#include "diff.h"
 #include "report.h"
+#include "results.h"
+#include "shell.h"
 #include "run.h"
 #include "spawn.h"
 #include "tree.h"
@@ -27,10 +30,14 @@
 #include <unistd.h>
 
 static const char usage[] =
-	"usage: kcmp-matrix [options]\n"
+	"usage: kcmp-matrix [options]                  run the matrix\n"
+	"       kcmp-matrix merge [options] DIR...     merge shards' results dirs into --results\n"
+	"       kcmp-matrix diff [options] OLD [NEW]   what changed between two matrix.json files\n"
+	"                                              (NEW defaults to RESULTS/matrix.json)\n"
 	"\n"
 	"Builds a kernel for every combination of the matrix symbols on every arch and variant,\n"
 	"boots each in QEMU with a test /init, and judges kcmp() against the Kconfig rules.\n"
+	"Results: RESULTS/matrix.{md,json,tsv,ktap}, junit.xml, index.html, cells/.\n"
 	"\n"
 	"  --arch LIST         arches to run (comma-separated; default: all in matrix.conf)\n"
 	"  --variants LIST     variants to run (default: all)\n"
@@ -47,15 +54,26 @@ static const char usage[] =
 	"  --make PROG         make program (default make)\n"
 	"  --qemu PROG         QEMU program for every arch (for tests)\n"
 	"  --force WHAT        boot: boot every kernel again; all: start cold, reuse nothing\n"
+	"  --shard K/N         run only the K-th of N equal slices of the cells (for CI runners)\n"
+	"  --previous FILE     an earlier run's matrix.json: index.html leads with the changes\n"
+	"  --single            the filters must select exactly one cell (make cell)\n"
+	"  --shell             with --single: then boot that cell's kernel with a busybox shell\n"
+	"  --busybox FILE      static busybox for --shell (default /bin/busybox, native arch)\n"
 	"  -h, --help          this text\n"
 	"\n"
-	"Exit status: 0 all cells PASS, 1 some cell did not, 2 the harness could not run.\n";
+	"Exit status: 0 all cells PASS or XFAIL (diff: no new failures), 1 some cell did not\n"
+	"(diff: new failures), 2 the harness could not run (bad input, missing tool).\n";
 
 struct options {
 	struct run_opts run;
 	struct plan_filter filter;
 	const char *ksrc;
 	const char *tarball;
+	int shard_k, shard_n;		/* --shard K/N; 0 when not sharded */
+	const char *previous;		/* --previous */
+	int single, shell;
+	const char *busybox;		/* --busybox, for --shell */
+	char **args;			/* what follows the options (merge, diff) */
 };
 
 static char **split_commas(const char *s)
@@ -96,10 +114,20 @@ static double positive_number(const char *opt, const char *s)
 	return v;
 }
 
+static void parse_shard(const char *s, struct options *o)
+{
+	char extra;
+
+	if (*s && (sscanf(s, "%d/%d%c", &o->shard_k, &o->shard_n, &extra) != 2 || o->shard_n < 1 ||
+		   o->shard_k < 1 || o->shard_k > o->shard_n))
+		die("--shard: '%s' is not K/N with 1 <= K <= N (say --shard 2/4)", s);
+}
+
 static void parse_args(int argc, char **argv, struct options *o)
 {
 	enum { O_ARCH = 256, O_VARIANTS, O_ONLY, O_KSRC, O_TARBALL, O_CACHE, O_RESULTS, O_MATRIX,
-	       O_PATCHES, O_GUEST, O_TIMEOUT, O_MAKE, O_QEMU, O_FORCE };
+	       O_PATCHES, O_GUEST, O_TIMEOUT, O_MAKE, O_QEMU, O_FORCE, O_SHARD, O_PREVIOUS,
+	       O_SINGLE, O_SHELL, O_BUSYBOX };
 	static const struct option longopts[] = {
 		{ "arch", required_argument, NULL, O_ARCH },
 		{ "variants", required_argument, NULL, O_VARIANTS },
@@ -116,6 +144,11 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "make", required_argument, NULL, O_MAKE },
 		{ "qemu", required_argument, NULL, O_QEMU },
 		{ "force", required_argument, NULL, O_FORCE },
+		{ "shard", required_argument, NULL, O_SHARD },
+		{ "previous", required_argument, NULL, O_PREVIOUS },
+		{ "single", no_argument, NULL, O_SINGLE },
+		{ "shell", no_argument, NULL, O_SHELL },
+		{ "busybox", required_argument, NULL, O_BUSYBOX },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -145,12 +178,16 @@ static void parse_args(int argc, char **argv, struct options *o)
 			else if (*optarg)
 				die("--force: '%s' is neither 'boot' nor 'all'", optarg);
 			break;
+		case O_SHARD: parse_shard(optarg, o); break;
+		case O_PREVIOUS: o->previous = *optarg ? optarg : NULL; break;
+		case O_SINGLE: o->single = 1; break;
+		case O_SHELL: o->shell = o->single = 1; break;
+		case O_BUSYBOX: o->busybox = *optarg ? optarg : NULL; break;
 		case 'h': fputs(usage, stdout); exit(0);
 		default: fputs(usage, stderr); exit(EXIT_HARNESS);
 		}
 	}
-	if (optind < argc)
-		die("unexpected argument '%s'; see --help", argv[optind]);
+	o->args = argv + optind;
 }
 
 /* A make or kernel variable in our environment (say from `make matrix ARCH=arm64`) must not
@@ -201,29 +238,174 @@ static void print_summary(const struct plan *p, const struct run_info *ri)
 		ri->seconds, ri->max_rss_kib);
 }
 
+/* A finished run's matrix.json read back as a plan; dies on bad input. */
+static void load_run(const char *path, const struct matrix *m, struct plan *p, struct run_info *ri)
+{
+	char err[2048];
+
+	*p = (struct plan){ 0 };
+	if (results_read(path, m, p, ri, err, sizeof(err)) || plan_index(m, p, err, sizeof(err)))
+		die("%s", err);
+}
+
 static void write_results(const struct options *o, const struct matrix *m, const struct plan *p,
-			  const struct tree *t, double seconds, const char *table)
+			  struct run_info *ri, const struct plan *previous)
 {
 	struct rusage ru;
-	struct run_info ri = { .kernel_version = t->version, .tree_path = t->path,
-			       .seconds = seconds };
+	char err[2048];
 
-	if (getrusage(RUSAGE_SELF, &ru) == 0)
-		ri.max_rss_kib = ru.ru_maxrss;
-	print_summary(p, &ri);
-	char *json = report_json(m, p, &ri), *tsv = report_tsv(m, p);
-	char *paths[3] = { xasprintf("%s/matrix.json", o->run.results_dir),
-			   xasprintf("%s/matrix.tsv", o->run.results_dir),
-			   xasprintf("%s/matrix.md", o->run.results_dir) };
-	const char *data[3] = { json, tsv, table };
+	if (getrusage(RUSAGE_SELF, &ru) == 0 && ru.ru_maxrss > ri->max_rss_kib)
+		ri->max_rss_kib = ru.ru_maxrss;
+	print_summary(p, ri);
+	if (results_write(o->run.results_dir, m, p, ri, previous, err, sizeof(err)))
+		die("%s", err);
+}
 
-	for (int i = 0; i < 3; i++) {
-		if (write_file_atomic(paths[i], data[i], strlen(data[i])))
-			die("cannot write '%s': %s", paths[i], strerror(errno));
-		free(paths[i]);
+static int exit_status(const struct plan *p)
+{
+	for (int i = 0; i < p->ncell; i++)
+		if (!cell_ok(&p->cell[i]))
+			return EXIT_SOME_FAIL;
+	return EXIT_ALL_PASS;
+}
+
+/* kcmp-matrix diff OLD [NEW]: exit 1 when some cell newly fails. */
+static int diff_command(const struct options *o, const struct matrix *m)
+{
+	struct plan old, new_;
+	struct run_info ri_old = { 0 }, ri_new = { 0 };
+	char *fallback = xasprintf("%s/matrix.json", o->run.results_dir), *text;
+	int new_failures;
+
+	if (!o->args[0] || (o->args[1] && o->args[2]))
+		die("diff: give the old run's matrix.json, and optionally the new one (default %s)",
+		    fallback);
+	load_run(o->args[0], m, &old, &ri_old);
+	load_run(o->args[1] ? o->args[1] : fallback, m, &new_, &ri_new);
+	text = diff_text(m, &old, &new_, &new_failures);
+	fputs(text, stdout);
+	free(text);
+	free(fallback);
+	plan_free(&old);
+	plan_free(&new_);
+	return new_failures ? EXIT_SOME_FAIL : EXIT_ALL_PASS;
+}
+
+/* Copies every regular file of each cell's directory from a shard's results to ours. */
+static void copy_cell_files(const struct matrix *m, const struct plan *p, const char *from_dir,
+			    const char *to_dir)
+{
+	for (int i = 0; i < p->ncell; i++) {
+		char *rel = plan_cell_path(m, &p->cell[i]);
+		char *from = xasprintf("%s/%s", from_dir, rel), *to = xasprintf("%s/%s", to_dir, rel);
+
+		if (copy_dir_files(from, to))
+			die("merge: cannot copy '%s' to '%s':", from, to);
+		free(rel);
+		free(from);
+		free(to);
 	}
-	free(json);
-	free(tsv);
+}
+
+/* kcmp-matrix merge DIR...: one results directory from the shards' ones. Every shard K/N of
+ * one N must be there, once. */
+static int merge_command(const struct options *o, const struct matrix *m)
+{
+	struct plan all = { 0 };
+	struct run_info ri = { 0 };
+	int n = 0, nshard = 0, seen[1024] = { 0 };
+	char err[2048], *table;
+
+	for (; o->args[nshard]; nshard++) {
+		struct plan one = { 0 };
+		struct run_info one_ri = { 0 };
+		char *path = xasprintf("%s/matrix.json", o->args[nshard]);
+		int k = 0, of = 0;
+
+		load_run(path, m, &one, &one_ri);
+		if (sscanf(one_ri.shard, "%d/%d", &k, &of) != 2 || of < 1 || of > 1024 || k < 1 ||
+		    k > of || (n && of != n) || seen[k - 1]++)
+			die("merge: '%s' is not one shard of the same run as the others (its shard is "
+			    "'%s'); give each shard K/N of one N once", path, one_ri.shard);
+		n = of;
+		copy_cell_files(m, &one, o->args[nshard], o->run.results_dir);
+		all.cell = xrealloc(all.cell, (size_t)(all.ncell + one.ncell) * sizeof(*all.cell));
+		memcpy(all.cell + all.ncell, one.cell, (size_t)one.ncell * sizeof(*one.cell));
+		all.ncell += one.ncell;
+		free(one.cell);
+		free(one.combo);
+		ri.seconds += one_ri.seconds;
+		if (one_ri.max_rss_kib > ri.max_rss_kib)
+			ri.max_rss_kib = one_ri.max_rss_kib;
+		memcpy(ri.kernel_version, one_ri.kernel_version, sizeof(ri.kernel_version));
+		memcpy(ri.tree_path, one_ri.tree_path, sizeof(ri.tree_path));
+		free(path);
+	}
+	if (nshard == 0 || nshard != n)
+		die("merge: %d shard directories given, but the shards say there are %d; give all of "
+		    "them", nshard, n);
+	if (plan_index(m, &all, err, sizeof(err)))
+		die("merge: %s", err);
+	write_results(o, m, &all, &ri, NULL);
+	table = report_table(m, &all);
+	fputs(table, stdout);
+	free(table);
+	n = exit_status(&all);
+	plan_free(&all);
+	return n;
+}
+
+static int run_command(struct options *o, const struct matrix *m)
+{
+	struct plan p, previous = { 0 };
+	struct run_info ri = { 0 };
+	struct tree t;
+	char err[2048], *table;
+	double start = now_seconds();
+	int status;
+
+	if (plan_make(m, &o->filter, &p, err, sizeof(err)))
+		die("%s", err);
+	if (o->single && p.ncell != 1)
+		die("the filters select %d cells, not one; name the arch, the variant and all %d "
+		    "symbols (say EXPERT=y,KCMP=n,...)", p.ncell, m->nsym);
+	if (o->shard_n) {
+		plan_shard(&p, o->shard_k, o->shard_n);
+		snprintf(ri.shard, sizeof(ri.shard), "%d/%d", o->shard_k, o->shard_n);
+		if (p.ncell == 0)
+			die("--shard %s: this shard has no cells (there are fewer cells than shards)",
+			    ri.shard);
+	}
+	if (o->previous) {
+		struct run_info unused = { 0 };
+
+		load_run(o->previous, m, &previous, &unused);
+	}
+	if (mkdir_p(o->run.results_dir) || mkdir_p(o->run.cache_dir))
+		die("cannot create '%s' or '%s':", o->run.results_dir, o->run.cache_dir);
+	lock_dir(o->run.cache_dir);
+	lock_dir(o->run.results_dir);
+	if (o->ksrc ? tree_from_path(o->ksrc, &t, err, sizeof(err))
+		    : tree_from_tarball(o->tarball, o->run.cache_dir, &t, err, sizeof(err)))
+		die("%s", err);
+	fprintf(stderr, "kcmp-matrix: %d cells, kernel %s from %s, cache %s\n", p.ncell, t.version,
+		t.path, o->run.cache_dir);
+	if (run_plan(&o->run, m, &t, &p, err, sizeof(err)))
+		die("%s", err);
+	table = report_table(m, &p);
+	fputs(table, stdout);
+	free(table);
+	snprintf(ri.kernel_version, sizeof(ri.kernel_version), "%s", t.version);
+	snprintf(ri.tree_path, sizeof(ri.tree_path), "%s", t.path);
+	ri.seconds = now_seconds() - start;
+	write_results(o, m, &p, &ri, o->previous ? &previous : NULL);
+	status = exit_status(&p);
+	if (o->shell)
+		status = shell_boot(&o->run, m, &t, &p.cell[0], o->busybox);
+	plan_free(&p);
+	plan_free(&previous);
+	tree_free(&t);
+	return status;
 }
 
 int main(int argc, char **argv)
@@ -232,16 +414,18 @@ int main(int argc, char **argv)
 				      .guest_src = "guest-tests/kcmp_init.c",
 				      .results_dir = "results", .make = "make" },
 			     .tarball = "/usr/src/linux-source-6.1.tar.xz" };
-	char err[2048] = "", *cache = NULL, *table;
+	const char *command = NULL;
+	char err[2048] = "", *cache = NULL;
 	struct matrix m;
-	struct plan p;
-	struct tree t;
-	double start = now_seconds();
-	int status = EXIT_ALL_PASS;
+	int status;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	parse_args(argc, argv, &o);
+	if (o.args[0] && (!strcmp(o.args[0], "merge") || !strcmp(o.args[0], "diff")))
+		command = *o.args++;
+	else if (o.args[0])
+		die("unexpected argument '%s'; see --help", o.args[0]);
 	clean_environment();
 	spawn_install_signal_handlers();
 	if (!o.run.cache_dir)
@@ -252,30 +436,18 @@ int main(int argc, char **argv)
 		o.run.jobs = 1;
 	if (matrix_load(o.run.matrix_dir, o.run.patch_dir, &m, err, sizeof(err)))
 		die("%s", err);
-	if (plan_make(&m, &o.filter, &p, err, sizeof(err)))
-		die("%s", err);
-	if (mkdir_p(o.run.results_dir) || mkdir_p(o.run.cache_dir))
-		die("cannot create '%s' or '%s':", o.run.results_dir, o.run.cache_dir);
-	lock_dir(o.run.cache_dir);
-	lock_dir(o.run.results_dir);
-	if (o.ksrc ? tree_from_path(o.ksrc, &t, err, sizeof(err))
-		   : tree_from_tarball(o.tarball, o.run.cache_dir, &t, err, sizeof(err)))
-		die("%s", err);
-	fprintf(stderr, "kcmp-matrix: %d cells, kernel %s from %s, cache %s\n", p.ncell, t.version,
-		t.path, o.run.cache_dir);
-	if (run_plan(&o.run, &m, &t, &p, err, sizeof(err)))
-		die("%s", err);
-	table = report_table(&m, &p);
-	fputs(table, stdout);
-	write_results(&o, &m, &p, &t, now_seconds() - start, table);
-	for (int i = 0; i < p.ncell; i++)
-		if (!cell_ok(&p.cell[i]))
-			status = EXIT_SOME_FAIL;
-	free(table);
+	if (command && !strcmp(command, "diff")) {
+		status = diff_command(&o, &m);
+	} else if (command) {
+		if (mkdir_p(o.run.results_dir))
+			die("cannot create '%s':", o.run.results_dir);
+		lock_dir(o.run.results_dir);
+		status = merge_command(&o, &m);
+	} else {
+		status = run_command(&o, &m);
+	}
 	free_vector(o.filter.arches);
 	free_vector(o.filter.variants);
-	plan_free(&p);
-	tree_free(&t);
 	matrix_free(&m);
 	free(cache);
 	return status;

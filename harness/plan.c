@@ -159,15 +159,84 @@ int cell_ok(const struct cell *c)
 	return c->status == CELL_PASS || c->status == CELL_XFAIL;
 }
 
+static const char *const status_names[] = {
+	[CELL_PENDING] = "PENDING",	   [CELL_PASS] = "PASS",
+	[CELL_FAIL] = "FAIL",		   [CELL_BUILD_FAIL] = "BUILD_FAIL",
+	[CELL_BOOT_FAIL] = "BOOT_FAIL",	   [CELL_TIMEOUT] = "TIMEOUT",
+	[CELL_CONFIG_FAIL] = "CONFIG_FAIL", [CELL_XFAIL] = "XFAIL",
+	[CELL_XPASS] = "XPASS",
+};
+
 const char *cell_status_name(enum cell_status s)
 {
-	static const char *const names[] = {
-		[CELL_PENDING] = "PENDING",	   [CELL_PASS] = "PASS",
-		[CELL_FAIL] = "FAIL",		   [CELL_BUILD_FAIL] = "BUILD_FAIL",
-		[CELL_BOOT_FAIL] = "BOOT_FAIL",	   [CELL_TIMEOUT] = "TIMEOUT",
-		[CELL_CONFIG_FAIL] = "CONFIG_FAIL", [CELL_XFAIL] = "XFAIL",
-		[CELL_XPASS] = "XPASS",
-	};
+	return status_names[s];
+}
 
-	return names[s];
+int cell_status_from_name(const char *name)
+{
+	for (int s = CELL_PENDING; s <= CELL_XPASS; s++)
+		if (name && !strcmp(status_names[s], name))
+			return s;
+	return -1;
+}
+
+char *plan_cell_path(const struct matrix *m, const struct cell *c)
+{
+	char *combo = plan_combo_name(m, c->combo);
+	char *path = xasprintf("cells/%s/%s/%s", m->variant[c->variant].name, m->arch[c->arch].name,
+			       combo);
+
+	free(combo);
+	return path;
+}
+
+void plan_shard(struct plan *p, int k, int n)
+{
+	int from = (int)((long)(k - 1) * p->ncell / n), to = (int)((long)k * p->ncell / n);
+
+	for (int i = 0; i < p->ncell; i++)
+		if (i < from || i >= to) {
+			free(p->cell[i].dir);
+			p->cell[i].dir = NULL;
+		}
+	memmove(p->cell, p->cell + from, (size_t)(to - from) * sizeof(*p->cell));
+	p->ncell = to - from;
+}
+
+static int cell_order(const void *a, const void *b)
+{
+	const struct cell *x = a, *y = b;
+
+	if (x->variant != y->variant)
+		return x->variant - y->variant;
+	if (x->arch != y->arch)
+		return x->arch - y->arch;
+	return (x->combo > y->combo) - (x->combo < y->combo);
+}
+
+int plan_index(const struct matrix *m, struct plan *p, char *err, size_t errlen)
+{
+	unsigned ncombo = 1u << m->nsym;
+	char seen[1u << MAX_SYMBOLS] = { 0 };
+
+	qsort(p->cell, (size_t)p->ncell, sizeof(*p->cell), cell_order);
+	for (int i = 1; i < p->ncell; i++)
+		if (cell_order(&p->cell[i - 1], &p->cell[i]) == 0) {
+			char *combo = plan_combo_name(m, p->cell[i].combo);
+
+			snprintf(err, errlen, "cell %s %s %s appears twice",
+				 m->arch[p->cell[i].arch].name, m->variant[p->cell[i].variant].name,
+				 combo);
+			free(combo);
+			return -1;
+		}
+	free(p->combo);
+	p->combo = xcalloc(ncombo, sizeof(*p->combo));
+	p->ncombo = 0;
+	for (int i = 0; i < p->ncell; i++)
+		seen[p->cell[i].combo] = 1;
+	for (unsigned c = 0; c < ncombo; c++)
+		if (seen[c])
+			p->combo[p->ncombo++] = c;
+	return 0;
 }

@@ -77,5 +77,20 @@ void plan_combo_values(int nsym, unsigned combo, char *values);
 char *plan_combo_name(const struct matrix *m, unsigned combo);
 
 const char *cell_status_name(enum cell_status s);
+/* The status called name, or -1. */
+int cell_status_from_name(const char *name);
+
+/* A cell's directory relative to results/: cells/<variant>/<arch>/<combination>. Caller frees. */
+char *plan_cell_path(const struct matrix *m, const struct cell *c);
+
+/* Keeps only shard k of n (1 <= k <= n): a contiguous slice of the cells in plan order, so a
+ * shard keeps whole (variant, arch) groups and their incremental builds together where it can.
+ * Every cell is in exactly one shard. */
+void plan_shard(struct plan *p, int k, int n);
+
+/* Puts cells in plan order (variant, arch, combination) and rebuilds the list of combinations
+ * from them; for plans read back from results. Returns -1 with a message when two cells are the
+ * same cell. */
+int plan_index(const struct matrix *m, struct plan *p, char *err, size_t errlen);
 
 #endif

@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The cell of the plan for (variant, arch, combo), or NULL. */
-static const struct cell *find_cell(const struct plan *p, int v, int a, unsigned combo)
+const struct cell *report_find_cell(const struct plan *p, int v, int a, unsigned combo)
 {
 	for (int i = 0; i < p->ncell; i++)
 		if (p->cell[i].variant == v && p->cell[i].arch == a && p->cell[i].combo == combo)
@@ -26,8 +25,7 @@ static void cell_text(struct strbuf *sb, const struct matrix *m, const struct ce
 			sb_printf(sb, " %s→%c", m->sym[s], c->resolved[s]);
 }
 
-/* Columns: every (variant, arch) that has at least one cell, in matrix order. */
-static int columns(const struct matrix *m, const struct plan *p, int *col_v, int *col_a)
+int report_columns(const struct matrix *m, const struct plan *p, int *col_v, int *col_a)
 {
 	int n = 0;
 
@@ -73,7 +71,7 @@ static void behaviour_diff(struct strbuf *sb, const struct matrix *m, const stru
 			char *name;
 
 			for (int v = 0; v < m->nvariant; v++) {
-				const struct cell *c = find_cell(p, v, a, p->combo[r]);
+				const struct cell *c = report_find_cell(p, v, a, p->combo[r]);
 
 				if (!c)
 					continue;
@@ -88,7 +86,7 @@ static void behaviour_diff(struct strbuf *sb, const struct matrix *m, const stru
 			name = plan_combo_name(m, p->combo[r]);
 			sb_printf(sb, "  %s %s:", m->arch[a].name, name);
 			for (int v = 0; v < m->nvariant; v++) {
-				const struct cell *c = find_cell(p, v, a, p->combo[r]);
+				const struct cell *c = report_find_cell(p, v, a, p->combo[r]);
 
 				if (c)
 					sb_printf(sb, " %s=%s", m->variant[v].name, outcome(c));
@@ -103,9 +101,9 @@ static void behaviour_diff(struct strbuf *sb, const struct matrix *m, const stru
 char *report_table(const struct matrix *m, const struct plan *p)
 {
 	int col_v[m->nvariant * m->narch], col_a[m->nvariant * m->narch];
-	int ncol = columns(m, p, col_v, col_a);
-	int count[CELL_XPASS + 1] = { 0 };
+	int ncol = report_columns(m, p, col_v, col_a);
 	struct strbuf sb = { 0 };
+	char *counts;
 
 	sb_printf(&sb, "|");
 	for (int s = 0; s < m->nsym; s++)
@@ -124,7 +122,7 @@ char *report_table(const struct matrix *m, const struct plan *p)
 		for (int s = 0; s < m->nsym; s++)
 			sb_printf(&sb, " %c |", v[s]);
 		for (int k = 0; k < ncol; k++) {
-			const struct cell *c = find_cell(p, col_v[k], col_a[k], p->combo[r]);
+			const struct cell *c = report_find_cell(p, col_v[k], col_a[k], p->combo[r]);
 
 			sb_printf(&sb, " ");
 			if (c)
@@ -139,7 +137,6 @@ char *report_table(const struct matrix *m, const struct plan *p)
 		const struct cell *c = &p->cell[i];
 		char *name;
 
-		count[c->status]++;
 		if (c->status == CELL_PASS)
 			continue;
 		name = plan_combo_name(m, c->combo);
@@ -147,14 +144,44 @@ char *report_table(const struct matrix *m, const struct plan *p)
 			  m->variant[c->variant].name, name, c->reason);
 		free(name);
 	}
-	sb_printf(&sb, "\n%d cells:", p->ncell);
+	counts = report_counts(p);
+	sb_printf(&sb, "\n%d cells: %s\n", p->ncell, counts);
+	free(counts);
+	return sb.s;
+}
+
+char *report_counts(const struct plan *p)
+{
+	int count[CELL_XPASS + 1] = { 0 };
+	struct strbuf sb = { 0 };
+
+	sb_add(&sb, "", 0);
+	for (int i = 0; i < p->ncell; i++)
+		count[p->cell[i].status]++;
 	for (int s = CELL_PASS; s <= CELL_XPASS; s++)
 		if (count[s])
-			sb_printf(&sb, " %d %s", count[s], cell_status_name(s));
+			sb_printf(&sb, "%s%d %s", sb.len ? " " : "", count[s], cell_status_name(s));
 	if (count[CELL_PENDING])
-		sb_printf(&sb, " %d not run", count[CELL_PENDING]);
-	sb_printf(&sb, "\n");
+		sb_printf(&sb, "%s%d not run", sb.len ? " " : "", count[CELL_PENDING]);
 	return sb.s;
+}
+
+void report_xml_text(struct strbuf *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': sb_add(sb, "&amp;", 5); break;
+		case '<': sb_add(sb, "&lt;", 4); break;
+		case '>': sb_add(sb, "&gt;", 4); break;
+		case '"': sb_add(sb, "&quot;", 6); break;
+		case '\'': sb_add(sb, "&#39;", 5); break;
+		default:
+			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
+				sb_add(sb, "\xef\xbf\xbd", 3);
+			else
+				sb_add(sb, s, 1);
+		}
+	}
 }
 
 char *report_json_string(const char *s)
@@ -203,7 +230,7 @@ static void json_values(struct strbuf *sb, const struct matrix *m, const char *v
 static void json_cell(struct strbuf *sb, const struct matrix *m, const struct cell *c)
 {
 	char kcmp[2] = { c->predicted.kcmp, 0 }, epoll[2] = { c->predicted.epoll, 0 };
-	char *combo = plan_combo_name(m, c->combo);
+	char *combo = plan_combo_name(m, c->combo), *dir = plan_cell_path(m, c);
 
 	sb_printf(sb, "    {");
 	json_field(sb, "arch", m->arch[c->arch].name, 0);
@@ -230,12 +257,14 @@ static void json_cell(struct strbuf *sb, const struct matrix *m, const struct ce
 	json_field(sb, "booted", c->booted, 0);
 	json_field(sb, "status", cell_status_name(c->status), 0);
 	json_field(sb, "reason", c->reason, 0);
-	json_field(sb, "dir", c->dir, 0);
+	json_field(sb, "dir", dir, 0);
+	sb_printf(sb, "\"built\": %s, ", c->built ? "true" : "false");
 	sb_printf(sb, "\"kernel_cached\": %s, \"boot_cached\": %s, ", c->kernel_cached ? "true" : "false",
 		  c->boot_cached ? "true" : "false");
 	sb_printf(sb, "\"build_seconds\": %.1f, \"boot_seconds\": %.1f}", c->build_seconds,
 		  c->boot_seconds);
 	free(combo);
+	free(dir);
 }
 
 char *report_json(const struct matrix *m, const struct plan *p, const struct run_info *ri)
@@ -245,6 +274,8 @@ char *report_json(const struct matrix *m, const struct plan *p, const struct run
 	sb_printf(&sb, "{\n  \"schema\": 1,\n  ");
 	json_field(&sb, "kernel", ri->kernel_version, 0);
 	json_field(&sb, "tree", ri->tree_path, 0);
+	if (ri->shard[0])
+		json_field(&sb, "shard", ri->shard, 0);
 	sb_printf(&sb, "\"seconds\": %.1f, \"harness_max_rss_kib\": %ld,\n  \"symbols\": [",
 		  ri->seconds, ri->max_rss_kib);
 	for (int s = 0; s < m->nsym; s++)

@@ -4,6 +4,7 @@
  *     arch; a cell reads "<STATUS> kcmp=<observed>", plus "KCMP→y" style marks where Kconfig
  *     resolved a symbol differently from the request; then one line per cell that did not pass.
  *   results/matrix.json: schema 1, described in README.md.
+ *   the other formats: report_ktap.c, report_junit.c, report_html.c.
  *   results/matrix.tsv: one line per cell, for awk and tests: arch, variant, combination,
  *     status, observed kcmp, epoll, epoll_tfd, resolved values, reason, kernel tag.
  */
@@ -11,10 +12,12 @@
 #define KCMPM_REPORT_H
 
 #include "plan.h"
+#include "util.h"
 
 struct run_info {
-	const char *kernel_version;
-	const char *tree_path;
+	char kernel_version[128];
+	char tree_path[4096];
+	char shard[32];		/* "K/N" when the run was one shard of a run, else "" */
 	double seconds;
 	long max_rss_kib;	/* the harness's own peak resident memory */
 };
@@ -22,6 +25,25 @@ struct run_info {
 char *report_table(const struct matrix *m, const struct plan *p);
 char *report_json(const struct matrix *m, const struct plan *p, const struct run_info *ri);
 char *report_tsv(const struct matrix *m, const struct plan *p);
+/* report_ktap.c: the matrix as one KTAP plan, a test per cell */
+char *report_ktap(const struct matrix *m, const struct plan *p, const struct run_info *ri);
+/* report_junit.c: JUnit XML, a testsuite per (variant, arch), a testcase per cell */
+char *report_junit(const struct matrix *m, const struct plan *p, const struct run_info *ri);
+/* report_html.c: index.html; changes (may be NULL) is a diff against an earlier run */
+char *report_html(const struct matrix *m, const struct plan *p, const struct run_info *ri,
+		  const char *changes);
+
+/* "172 PASS 20 XFAIL": the count of each status, in status order. Caller frees. */
+char *report_counts(const struct plan *p);
+/* The table's columns: every (variant, arch) with at least one cell, in matrix order; col_v
+ * and col_a need room for nvariant * narch entries. Returns how many. */
+int report_columns(const struct matrix *m, const struct plan *p, int *col_v, int *col_a);
+/* The cell of the plan for (variant v, arch a, combination combo), or NULL. */
+const struct cell *report_find_cell(const struct plan *p, int v, int a, unsigned combo);
+
+/* Appends s with &, <, >, " and ' escaped, for XML and HTML text and attributes; control
+ * characters other than tab and newline (not allowed in XML 1.0) become U+FFFD. */
+void report_xml_text(struct strbuf *sb, const char *s);
 
 /* JSON string literal for s (NULL gives null); caller frees. */
 char *report_json_string(const char *s);

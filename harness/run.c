@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* What every group of one arch shares, made once per run: the guest and the tools' hashes. */
 struct arch_tools {
@@ -72,11 +73,10 @@ static void cache_put_text(const struct group *g, const char *kind, const char *
 
 static char *cell_dir(const struct group *g, const struct cell *c)
 {
-	char *combo = plan_combo_name(g->m, c->combo);
-	char *dir = xasprintf("%s/cells/%s/%s/%s", g->o->results_dir,
-			      g->m->variant[c->variant].name, g->m->arch[c->arch].name, combo);
+	char *rel = plan_cell_path(g->m, c);
+	char *dir = xasprintf("%s/%s", g->o->results_dir, rel);
 
-	free(combo);
+	free(rel);
 	return dir;
 }
 
@@ -246,14 +246,64 @@ static int boot_or_reuse(struct group *g, struct cell *c, const struct boot_req 
 	return rc;
 }
 
+/* The guest's expectations, as words for the kernel command line (free each); args[0] is the
+ * kernel id. */
+static void guest_args(const struct group *g, const struct cell *c, char *args[5])
+{
+	args[0] = xasprintf("KCMPM_ID=kcmpm-%s", c->config_tag);
+	args[1] = xasprintf("KCMPM_KCMP=%c", c->predicted.kcmp);
+	args[2] = xasprintf("KCMPM_EPOLL=%c", c->predicted.epoll);
+	args[3] = xasprintf("KCMPM_SYSVIPC=%c", g->sysvipc ? 'y' : 'n');
+	args[4] = NULL;
+}
+
+/* cells/.../reproduce.sh: the cell again through make cell, and by hand: its final .config
+ * built into a scratch directory with the same make commands, then booted with the same QEMU
+ * line. For a person to read and run; the harness never runs it. */
+static void write_reproducer(const struct group *g, const struct cell *c)
+{
+	const struct arch *a = &g->m->arch[c->arch];
+	const char *vname = g->m->variant[c->variant].name;
+	char *combo = plan_combo_name(g->m, c->combo), *args[5];
+	char *out = xasprintf("/tmp/kcmpm-repro/%s-%s-%s", vname, a->name, c->config_tag);
+	char *make = build_reproducer(&g->b, c->config_tag, out);
+	char *kernel = xasprintf("%s/%s", out, a->image), *qemu, *text, *path;
+
+	guest_args(g, c, args);
+	qemu = boot_command(&(struct boot_req){ .arch = a, .qemu = g->o->qemu, .kernel = kernel,
+						.initramfs = g->tools->initramfs, .guest_args = args });
+	text = xasprintf("#!/bin/sh\n"
+			 "# kcmp-matrix cell %s %s %s\n"
+			 "# requested on top of matrix/base/: %s\n"
+			 "#\n"
+			 "# The same cell through the harness, from the repository top:\n"
+			 "#   make cell ARCH=%s VARIANT=%s COMBO=%s\n"
+			 "# and its kernel with an interactive busybox shell:\n"
+			 "#   make shell ARCH=%s VARIANT=%s COMBO=%s\n"
+			 "#\n"
+			 "# By hand (this script): the cell's final .config (./config) built into %s,\n"
+			 "# then booted as the harness boots it; the guest prints KTAP on the console.\n"
+			 "set -eu\ncd \"$(dirname \"$0\")\"\nmkdir -p %s\ncp config %s/.config\n%s%s\n",
+			 a->name, vname, combo, combo, a->name, vname, combo, a->name, vname, combo,
+			 out, out, out, make, qemu);
+	path = xasprintf("%s/reproduce.sh", c->dir);
+	if (write_file_atomic(path, text, strlen(text)) == 0)
+		chmod(path, 0755);
+	for (int i = 0; args[i]; i++)
+		free(args[i]);
+	free(path);
+	free(text);
+	free(qemu);
+	free(kernel);
+	free(make);
+	free(out);
+	free(combo);
+}
+
 static int boot_cell(struct group *g, struct cell *c, const char *kernel, char *err,
 		     size_t errlen)
 {
-	char *id = xasprintf("KCMPM_ID=kcmpm-%s", c->config_tag);
-	char *kcmp = xasprintf("KCMPM_KCMP=%c", c->predicted.kcmp);
-	char *epoll = xasprintf("KCMPM_EPOLL=%c", c->predicted.epoll);
-	char *sysv = xasprintf("KCMPM_SYSVIPC=%c", g->sysvipc ? 'y' : 'n');
-	char *args[] = { id, kcmp, epoll, sysv, NULL };
+	char *args[5];
 	char *log_path = xasprintf("%s/serial.log", c->dir);
 	char *cmd_path = xasprintf("%s/qemu.cmd", c->dir);
 	const struct arch *a = &g->m->arch[c->arch];
@@ -266,14 +316,16 @@ static int boot_cell(struct group *g, struct cell *c, const char *kernel, char *
 	struct ktap_log log;
 	size_t len = 0;
 	char *text;
-	int rc = boot_or_reuse(g, c, &req, &out, err, errlen);
+	int rc;
 
+	guest_args(g, c, args);
+	rc = boot_or_reuse(g, c, &req, &out, err, errlen);
 	if (rc == 0) {
 		text = read_file(log_path, &len);
 		ktap_parse(text ? text : "", text ? len : 0, &log);
 		c->boot_seconds = c->boot_cached ? 0 : out.seconds;
 		judge_cell(&(struct judge_input){ .m = g->m, .boot = &out, .log = &log,
-						  .kernel_id = id + 9 }, c);
+						  .kernel_id = args[0] + strlen("KCMPM_ID=") }, c);
 		if (c->status == CELL_TIMEOUT) {
 			size_t n = strlen(c->reason);
 
@@ -343,6 +395,7 @@ static int build_and_boot(struct group *g, struct cell **cells, int n, int rep, 
 			goto out;
 		}
 		plan_apply_xfail(g->m, c);
+		write_reproducer(g, c);
 		progress(g, c);
 	}
 	rc = 0;
@@ -436,6 +489,21 @@ static int arch_tools_prepare(const struct run_opts *o, const struct arch *a,
 	return t->initramfs ? 0 : -1;
 }
 
+static char *kernel_kind(const struct tree *t, const struct matrix *m, int variant, int arch)
+{
+	return xasprintf("kernels/%s/%s/%s", t->tag, m->variant[variant].name, m->arch[arch].name);
+}
+
+char *run_kernel_image(const struct run_opts *o, const struct matrix *m, const struct tree *t,
+		       const struct cell *c)
+{
+	char *kind = kernel_kind(t, m, c->variant, c->arch);
+	char *path = cache_file(o->cache_dir, kind, c->config_tag, "image");
+
+	free(kind);
+	return path;
+}
+
 static int run_group(struct group *g, struct plan *p, char *err, size_t errlen)
 {
 	const char *vname = g->m->variant[g->variant].name, *aname = g->m->arch[g->arch].name;
@@ -450,7 +518,7 @@ static int run_group(struct group *g, struct plan *p, char *err, size_t errlen)
 				   .make = g->o->make, .jobs = g->o->jobs };
 	g->b.build_dir = xasprintf("%s/build/%s/%s/%s", g->o->cache_dir, g->t->tag, vname, aname);
 	g->b.work_dir = xasprintf("%s/work/%s/%s/%s", g->o->cache_dir, g->t->tag, vname, aname);
-	g->kernel_kind = xasprintf("kernels/%s/%s/%s", g->t->tag, vname, aname);
+	g->kernel_kind = kernel_kind(g->t, g->m, g->variant, g->arch);
 	g->identity = g->t->identity;
 	if (g->o->force == FORCE_ALL)
 		remove_tree(g->b.build_dir);

@@ -34,6 +34,10 @@ struct run_opts {
 	enum force force;
 };
 
+/* Where the kernel of a built cell is kept. Caller frees. */
+char *run_kernel_image(const struct run_opts *o, const struct matrix *m, const struct tree *t,
+		       const struct cell *c);
+
 /* Runs every cell of the plan. Returns -1 (message in err) when the harness itself cannot go
  * on; cell failures are results, not errors. */
 int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree *t,

@@ -165,6 +165,15 @@ int spawn_run(const struct spawn_req *req, struct spawn_result *res)
 	return 0;
 }
 
+int spawn_exec(const char *const *argv)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	execvp(argv[0], (char *const *)argv);
+	return -1;
+}
+
 char *spawn_first_line(const char *const *argv, const char *log_path)
 {
 	struct spawn_result res;

@@ -40,6 +40,10 @@ void spawn_install_signal_handlers(void);
  * NULL when it cannot run or fails. log_path is scratch space for the output. */
 char *spawn_first_line(const char *const *argv, const char *log_path);
 
+/* Replaces this process with argv (an interactive program on our terminal, like make shell's
+ * QEMU). Returns only on failure, with errno set. */
+int spawn_exec(const char *const *argv);
+
 /* Formats argv as one line for logs and reproducers (quoted where needed). Caller frees. */
 char *spawn_format_argv(const char *const *argv);
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -277,4 +278,30 @@ double now_seconds(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int copy_dir_files(const char *from, const char *to)
+{
+	DIR *d = opendir(from);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d || mkdir_p(to)) {
+		if (d)
+			closedir(d);
+		return -1;
+	}
+	while (rc == 0 && (e = readdir(d))) {
+		char *src = xasprintf("%s/%s", from, e->d_name), *dst;
+		struct stat st;
+
+		if (lstat(src, &st) == 0 && S_ISREG(st.st_mode)) {
+			dst = xasprintf("%s/%s", to, e->d_name);
+			rc = copy_file(src, dst);
+			free(dst);
+		}
+		free(src);
+	}
+	closedir(d);
+	return rc;
 }

@@ -33,6 +33,8 @@ char *read_file(const char *path, size_t *len);
 int write_file_atomic(const char *path, const char *data, size_t len);
 /* Copies a file atomically (same guarantees as write_file_atomic). */
 int copy_file(const char *from, const char *to);
+/* Copies every regular file directly in directory from into to (created), each atomically. */
+int copy_dir_files(const char *from, const char *to);
 /* mkdir -p. */
 int mkdir_p(const char *path);
 /* Removes a directory tree; a missing path is not an error. */

@@ -127,6 +127,43 @@ static void expect_cell(const struct run *r, const char *arch, const char *combo
 
 static const char *const arches[] = { "x86_64", "arm64" };
 
+/* Runs a tool; its output (stdout and stderr) goes to scratch/<name>.out and is returned. */
+static char *tool_run(const char *name, const char *const *argv, int *status)
+{
+	char *log = xasprintf("%s/%s.out", scratch, name), *out;
+	struct spawn_result res;
+
+	unlink(log);
+	*status = -1;
+	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 300 }, &res))
+		printf("# %s: cannot run %s: %s\n", name, argv[0], strerror(errno));
+	else
+		*status = res.status;
+	out = read_file(log, NULL);
+	free(log);
+	return out;
+}
+
+/* results/junit.xml is valid against tests/data/junit.xsd and counts the failures it should. */
+static void expect_valid_junit(const struct run *r, int failures)
+{
+	char *junit = xasprintf("%s/junit.xml", r->results), *text = read_file(junit, NULL);
+	char *want = xasprintf("failures=\"%d\"", failures), *out;
+	const char *argv[] = { "xmllint", "--noout", "--schema", "tests/data/junit.xsd", junit, NULL };
+	int status;
+
+	out = tool_run("xmllint", argv, &status);
+	if (status)
+		printf("# xmllint: %s\n", out ? out : "");
+	CHECK(status == 0);
+	CHECK_CONTAINS(out, "validates");
+	CHECK_CONTAINS(text, want);
+	free(out);
+	free(want);
+	free(text);
+	free(junit);
+}
+
 /* A scratch copy of a repository folder (matrix/ or kernel-patch/) to break on purpose. */
 static char *scratch_copy(const char *folder, const char *name)
 {
@@ -402,6 +439,7 @@ TEST(e2e_broken_kernel_fails_observed_layer)
 	expect_cell(&r, "x86_64", OFF, "PASS\tenosys\t");
 	expect_cell(&r, "x86_64", VIA_EXPERT, "FAIL\tenosys\tworks\tenosys\tyynny\tobserved: kcmp() "
 		    "enosys, but the resolved config implies works");
+	expect_valid_junit(&r, 1);
 	run_free(&r);
 	free(text);
 	free(pristine);
@@ -535,6 +573,242 @@ TEST(e2e_bad_series_exits_2_and_keeps_results)
 	free(dir);
 }
 
+#define FIVE OFF " " VIA_EXPERT " " VIA_CR " " VIA_DRM " " EPOLL_OFF
+
+static char *results_file(const struct run *r, const char *name)
+{
+	char *path = xasprintf("%s/%s", r->results, name), *text = read_file(path, NULL);
+
+	free(path);
+	return text;
+}
+
+/* Drops the one line of a results file that holds the run's own figures (wall time, the
+ * harness's memory), which no two runs share. */
+static char *without_line(char *text, const char *start)
+{
+	char *at = text ? strstr(text, start) : NULL, *end = at ? strchr(at, '\n') : NULL;
+
+	if (at && end)
+		memmove(at, end + 1, strlen(end + 1) + 1);
+	return text;
+}
+
+/* Three shards of the ten cells, merged, give the results of one unsharded run: the same
+ * table, TSV, KTAP, JUnit, cells in the JSON, page grid and cell files. */
+TEST(e2e_shards_merge_to_the_unsharded_run)
+{
+	struct run whole = harness_run("whole", (const char *[]){ "--only", FIVE, NULL });
+	struct run shard[3], merged, missing;
+	static const char *const files[] = { "matrix.md", "matrix.tsv", "matrix.ktap", "junit.xml",
+					     "matrix.json", "index.html" };
+
+	for (int k = 0; k < 3; k++) {
+		char *name = xasprintf("shard-%d", k + 1), *which = xasprintf("%d/3", k + 1);
+
+		shard[k] = harness_run(name, (const char *[]){ "--only", FIVE, "--shard", which, NULL });
+		CHECK(shard[k].status == 0);
+		free(name);
+		free(which);
+	}
+	CHECK(shard[0].tsv && !strstr(shard[0].tsv, "arm64"));	/* contiguous: x86_64 first */
+	merged = harness_run("merged", (const char *[]){ "merge", shard[0].results, shard[1].results,
+							  shard[2].results, NULL });
+	CHECK(merged.status == 0);
+	CHECK_CONTAINS(merged.out, "10 cells: 10 PASS");
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *a = without_line(without_line(results_file(&whole, files[i]), "<p id=\"figures\">"),
+				       "\"seconds\":");
+		char *b = without_line(without_line(results_file(&merged, files[i]), "<p id=\"figures\">"),
+				       "\"seconds\":");
+
+		if (!a || !b || strcmp(a, b))
+			printf("# %s differs between the unsharded and the merged run\n", files[i]);
+		CHECK(a && b && !strcmp(a, b));
+		free(a);
+		free(b);
+	}
+	{
+		char *a = xasprintf("%s/cells", whole.results), *b = xasprintf("%s/cells", merged.results);
+		char diff[4096];
+
+		CHECK(same_trees(a, b, diff, sizeof(diff)));
+		free(a);
+		free(b);
+	}
+	missing = harness_run("merged-missing", (const char *[]){ "merge", shard[0].results,
+								   shard[2].results, NULL });
+	CHECK(missing.status == 2);
+	CHECK_CONTAINS(missing.out, "2 shard directories given, but the shards say there are 3");
+	run_free(&missing);
+	run_free(&merged);
+	for (int k = 0; k < 3; k++)
+		run_free(&shard[k]);
+	run_free(&whole);
+}
+
+/* Reads a PNG's width and height from its IHDR chunk; 0 when it is not a PNG. */
+static void png_size(const char *path, unsigned *w, unsigned *h)
+{
+	size_t len;
+	unsigned char *p = (unsigned char *)read_file(path, &len);
+
+	*w = *h = 0;
+	if (p && len > 24 && !memcmp(p, "\x89PNG\r\n\x1a\n", 8) && !memcmp(p + 12, "IHDR", 4)) {
+		*w = (unsigned)p[16] << 24 | (unsigned)p[17] << 16 | (unsigned)p[18] << 8 | p[19];
+		*h = (unsigned)p[20] << 24 | (unsigned)p[21] << 16 | (unsigned)p[22] << 8 | p[23];
+	}
+	free(p);
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; p && (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* index.html in a real browser: headless Chromium renders it (a screenshot) and its DOM holds
+ * the grid: ten cells, a known verdict in a known place, links to the cell's files. */
+TEST(e2e_page_in_a_browser)
+{
+	struct run r = harness_run("page", (const char *[]){ "--only", FIVE, NULL });
+	char *page = xasprintf("file://%s/index.html", r.results);
+	char *shot = xasprintf("%s/page.png", scratch), *profile = xasprintf("--user-data-dir=%s/chromium", scratch);
+	char *shot_arg = xasprintf("--screenshot=%s", shot), *dom, *out, *cell;
+	const char *dump[] = { "chromium", "--headless", "--no-sandbox", "--disable-gpu", profile,
+			       "--dump-dom", page, NULL };
+	const char *png[] = { "chromium", "--headless", "--no-sandbox", "--disable-gpu", profile,
+			      "--window-size=1400,900", shot_arg, page, NULL };
+	unsigned w, h;
+	int status;
+
+	CHECK(r.status == 0);
+	expect_valid_junit(&r, 0);
+	dom = tool_run("chromium-dom", dump, &status);
+	CHECK(status == 0);
+	CHECK(count(dom, "<td class=\"cell ") == 10);
+	CHECK(count(dom, "data-status=\"PASS\"") == 10);
+	cell = dom ? strstr(dom, "id=\"v3/arm64/" OFF "\"") : NULL;
+	CHECK(cell != NULL);
+	/* the cell's own text: its verdict, kcmp() state and link to its console log */
+	if (cell) {
+		char *end = strstr(cell, "</td>");
+
+		if (end)
+			*end = 0;
+		CHECK_CONTAINS(cell, "<b>PASS</b> kcmp=enosys");
+		CHECK_CONTAINS(cell, "href=\"cells/v3/arm64/" OFF "/serial.log\"");
+		CHECK_CONTAINS(cell, "KCMP=n: ");
+	}
+	CHECK_CONTAINS(dom, "10 cells: 10 PASS");
+	out = tool_run("chromium-png", png, &status);
+	CHECK(status == 0);
+	png_size(shot, &w, &h);
+	printf("# screenshot %s: %ux%u\n", shot, w, h);
+	CHECK(w == 1400 && h == 900);
+	free(out);
+	free(dom);
+	free(shot_arg);
+	free(profile);
+	free(shot);
+	free(page);
+	run_free(&r);
+}
+
+/* make cell: one cell named in full, with its reproducer; a partial name is refused. make
+ * shell: that cell's kernel with busybox as /bin/sh, driven through the serial console. */
+TEST(e2e_one_cell_and_its_shell)
+{
+	struct run one = harness_run("one-cell", (const char *[]){ "--arch", "x86_64", "--only", OFF,
+								   "--single", NULL });
+	struct run many = harness_run("many-cells", (const char *[]){ "--arch", "x86_64", "--only",
+								      "EXPERT=y", "--single", NULL });
+	struct run arm = harness_run("arm-shell", (const char *[]){ "--arch", "arm64", "--only", OFF,
+								    "--shell", NULL });
+	char *repro = xasprintf("%s/cells/v3/x86_64/" OFF "/reproduce.sh", one.results);
+	char *text = read_file(repro, NULL), *script, *out;
+	int status;
+
+	CHECK(one.status == 0);
+	CHECK_CONTAINS(one.out, "1 cells: 1 PASS");
+	CHECK_CONTAINS(text, "make cell ARCH=x86_64 VARIANT=v3 COMBO=" OFF "\n");
+	CHECK_CONTAINS(text, "olddefconfig\nmake -C ");
+	CHECK_CONTAINS(text, "qemu-system-x86_64 ");
+	CHECK_CONTAINS(text, "/arch/x86/boot/bzImage -initrd ");
+	CHECK(many.status == 2);
+	CHECK_CONTAINS(many.out, "the filters select 16 cells, not one");
+	CHECK(arm.status == 2);
+	CHECK_CONTAINS(arm.out, "no static busybox for arm64");
+	/* Newlines first: bytes sent before the kernel's serial driver is up may be dropped. The
+	 * guest's shell computes 6*7, so the 42 can only come from a shell that ran. */
+	script = xasprintf("printf '\\n%%.0s' $(seq 40) | cat - %s/shell-input | %s --cache %s "
+			   "--results %s/shell --variants v3 --arch x86_64 --only %s --shell",
+			   scratch, harness, cache, scratch, OFF);
+	{
+		static const char input[] = "echo kcmp-shell-$((6*7))\nexit\n";
+		char *in = xasprintf("%s/shell-input", scratch);
+
+		write_file_atomic(in, input, sizeof(input) - 1);
+		free(in);
+	}
+	out = tool_run("shell", (const char *[]){ "sh", "-c", script, NULL }, &status);
+	CHECK_CONTAINS(out, "with a busybox shell on the console");
+	CHECK_CONTAINS(out, "kcmp-shell-42");
+	free(out);
+	free(script);
+	free(text);
+	free(repro);
+	run_free(&arm);
+	run_free(&many);
+	run_free(&one);
+}
+
+/* diff: a cell that newly fails leads the report and the exit status is 1; the other way
+ * round it is a fix; --previous puts the same on the page. */
+TEST(e2e_diff_between_runs)
+{
+	const char *only[] = { "--arch", "x86_64", "--only", OFF " " VIA_EXPERT, NULL };
+	struct run good = harness_run("diff-good", only);
+	char *tree = broken_tree(), *earlier = xasprintf("%s/broken-kernel/matrix.json", scratch);
+	/* the broken kernel's run from e2e_broken_kernel_fails_observed_layer, when it ran */
+	struct run bad = path_exists(earlier)
+				 ? (struct run){ .status = 1, .results = xasprintf("%s/broken-kernel", scratch) }
+				 : harness_run("diff-bad", (const char *[]){ "--ksrc", tree, "--arch", "x86_64",
+									     "--only", OFF " " VIA_EXPERT, NULL });
+	char *good_json = xasprintf("%s/matrix.json", good.results);
+	char *bad_json = xasprintf("%s/matrix.json", bad.results);
+	struct run worse = harness_run("diff-worse", (const char *[]){ "diff", good_json, bad_json, NULL });
+	struct run better = harness_run("diff-better", (const char *[]){ "diff", bad_json, good_json, NULL });
+	struct run page = harness_run("diff-page", (const char *[]){ "--arch", "x86_64", "--only",
+								     OFF " " VIA_EXPERT, "--previous",
+								     bad_json, NULL });
+	char *html = results_file(&page, "index.html");
+
+	CHECK(good.status == 0 && bad.status == 1);
+	CHECK(worse.status == 1);
+	CHECK_CONTAINS(worse.out, "2 cells in both runs: 1 new failures, 0 fixed, 1 kcmp() changes, "
+		       "0 build changes\nNew failures (1):\n  x86_64 v3 " VIA_EXPERT ": PASS -> FAIL: "
+		       "observed: kcmp() enosys");
+	CHECK_CONTAINS(worse.out, "kcmp() state changed (1):\n  x86_64 v3 " VIA_EXPERT
+		       ": kcmp=works -> kcmp=enosys");
+	CHECK(better.status == 0);
+	CHECK_CONTAINS(better.out, "Fixed (1):\n  x86_64 v3 " VIA_EXPERT ": FAIL -> PASS");
+	CHECK_CONTAINS(html, "<pre id=\"changes\">2 cells in both runs: 0 new failures, 1 fixed");
+	free(html);
+	run_free(&page);
+	run_free(&better);
+	run_free(&worse);
+	free(good_json);
+	free(bad_json);
+	run_free(&bad);
+	run_free(&good);
+	free(earlier);
+	free(tree);
+}
+
 /* Bad input: one clear line on stderr, exit 2. */
 static void expect_harness_error(const char *name, const char *const *args, const char *msg)
 {
@@ -562,6 +836,10 @@ TEST(e2e_bad_input_exits_2)
 			     "unknown arch 'riscv'");
 	expect_harness_error("bad-only", (const char *[]){ "--only", "KCMP=perhaps", NULL },
 			     "ONLY: bad term 'KCMP=perhaps'");
+	expect_harness_error("bad-shard", (const char *[]){ "--shard", "3/2", NULL },
+			     "--shard: '3/2' is not K/N with 1 <= K <= N");
+	expect_harness_error("bad-previous", (const char *[]){ "--previous", "tests/data", NULL },
+			     "cannot read 'tests/data'");
 	expect_harness_error("bad-ksrc", (const char *[]){ "--ksrc", "tests", NULL },
 			     "KSRC 'tests' is not a kernel source tree");
 	expect_harness_error("no-qemu", (const char *[]){ "--arch", "x86_64", "--only", OFF, "--qemu",

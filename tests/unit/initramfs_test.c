@@ -54,3 +54,20 @@ TEST(initramfs_layout)
 	CHECK(memmem(a, len, init, sizeof(init) - 1) != NULL);
 	free(a);
 }
+
+TEST(initramfs_program_at_a_path)
+{
+	char names[8][32];
+	unsigned modes[8], sizes[8];
+	size_t len;
+	char *a = initramfs_build_at("bin/sh", "ELF!", 4, &len);
+	int n = walk(a, len, names, modes, sizes);
+
+	CHECK(n == 6);
+	CHECK_STR(names[3], "bin");
+	CHECK(modes[3] == (040000 | 0755));
+	CHECK_STR(names[4], "bin/sh");
+	CHECK(modes[4] == (0100000 | 0755) && sizes[4] == 4);
+	CHECK_STR(names[5], "TRAILER!!!");
+	free(a);
+}

@@ -1,0 +1,105 @@
+/* diff: see diff.h. */
+#define _GNU_SOURCE
+#include "diff.h"
+#include "report.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum section { NEW_FAILURE, FIXED, KCMP_CHANGED, BUILD_CHANGED, STATUS_CHANGED, ONLY_OLD,
+	       ONLY_NEW, NSECTION };
+
+static const char *const titles[NSECTION] = {
+	[NEW_FAILURE] = "New failures", [FIXED] = "Fixed", [KCMP_CHANGED] = "kcmp() state changed",
+	[BUILD_CHANGED] = "Build outcome changed", [STATUS_CHANGED] = "Other status changes",
+	[ONLY_OLD] = "Only in the old run", [ONLY_NEW] = "Only in the new run",
+};
+
+static const char *or_none(const char *s)
+{
+	return s ? s : "none";
+}
+
+static void name_cell(struct strbuf *sb, const struct matrix *m, const struct cell *c)
+{
+	char *combo = plan_combo_name(m, c->combo);
+
+	sb_printf(sb, "  %s %s %s", m->arch[c->arch].name, m->variant[c->variant].name, combo);
+	free(combo);
+}
+
+/* Adds the lines this pair of cells (either may be NULL) contributes to each section. */
+static void compare(const struct matrix *m, const struct cell *o, const struct cell *n,
+		    struct strbuf *out)
+{
+	const struct cell *c = n ? n : o;
+	struct strbuf *sb;
+
+	if (!o || !n) {
+		sb = &out[o ? ONLY_OLD : ONLY_NEW];
+		name_cell(sb, m, c);
+		sb_printf(sb, ": %s\n", cell_status_name(c->status));
+		return;
+	}
+	if (cell_ok(o) != cell_ok(n) || o->status != n->status) {
+		sb = &out[cell_ok(o) && !cell_ok(n) ? NEW_FAILURE
+			  : !cell_ok(o) && cell_ok(n) ? FIXED : STATUS_CHANGED];
+		name_cell(sb, m, c);
+		sb_printf(sb, ": %s -> %s", cell_status_name(o->status), cell_status_name(n->status));
+		if (!cell_ok(n))
+			sb_printf(sb, ": %s", n->reason);
+		sb_printf(sb, "\n");
+	}
+	if (strcmp(or_none(o->observed_kcmp), or_none(n->observed_kcmp))) {
+		name_cell(&out[KCMP_CHANGED], m, c);
+		sb_printf(&out[KCMP_CHANGED], ": kcmp=%s -> kcmp=%s\n", or_none(o->observed_kcmp),
+			  or_none(n->observed_kcmp));
+	}
+	if (o->built != n->built) {
+		name_cell(&out[BUILD_CHANGED], m, c);
+		sb_printf(&out[BUILD_CHANGED], ": %s -> %s\n", o->built ? "built" : "no-build",
+			  n->built ? "built" : "no-build");
+	}
+}
+
+static int lines(const struct strbuf *sb)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < sb->len; i++)
+		n += sb->s[i] == '\n';
+	return n;
+}
+
+char *diff_text(const struct matrix *m, const struct plan *old, const struct plan *new_,
+		int *new_failures)
+{
+	struct strbuf out[NSECTION] = { 0 }, sb = { 0 };
+	int compared = 0;
+
+	for (int i = 0; i < new_->ncell; i++) {
+		const struct cell *n = &new_->cell[i];
+		const struct cell *o = report_find_cell(old, n->variant, n->arch, n->combo);
+
+		compared += o != NULL;
+		compare(m, o, n, out);
+	}
+	for (int i = 0; i < old->ncell; i++) {
+		const struct cell *o = &old->cell[i];
+
+		if (!report_find_cell(new_, o->variant, o->arch, o->combo))
+			compare(m, o, NULL, out);
+	}
+	sb_printf(&sb, "%d cells in both runs: %d new failures, %d fixed, %d kcmp() changes, "
+		  "%d build changes\n", compared, lines(&out[NEW_FAILURE]), lines(&out[FIXED]),
+		  lines(&out[KCMP_CHANGED]), lines(&out[BUILD_CHANGED]));
+	if (new_failures)
+		*new_failures = lines(&out[NEW_FAILURE]);
+	for (int s = 0; s < NSECTION; s++) {
+		if (out[s].len)
+			sb_printf(&sb, "%s (%d):\n%s", titles[s], lines(&out[s]), out[s].s);
+		sb_free(&out[s]);
+	}
+	return sb.s;
+}

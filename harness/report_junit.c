@@ -1,0 +1,91 @@
+/* report_junit: JUnit XML for CI servers (Jenkins, GitLab, GitHub test reporters). One
+ * testsuite per (variant, arch) column, one testcase per cell named by its combination:
+ *
+ *   PASS                  a plain testcase
+ *   XFAIL                 <skipped>: the variant's xfail file declares the failure
+ *   everything else       <failure type="FAIL|BUILD_FAIL|BOOT_FAIL|TIMEOUT|CONFIG_FAIL|XPASS">
+ *
+ * A testcase's time is its build plus boot seconds in this run (0 when both came from the
+ * cache). tests/data/junit.xsd is the schema make test checks this file against.
+ */
+#define _GNU_SOURCE
+#include "report.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct tally {
+	int tests, failures, skipped;
+	double seconds;
+};
+
+static void count(const struct cell *c, struct tally *t)
+{
+	t->tests++;
+	t->failures += c->status != CELL_PASS && c->status != CELL_XFAIL;
+	t->skipped += c->status == CELL_XFAIL;
+	t->seconds += c->build_seconds + c->boot_seconds;
+}
+
+static void testcase(struct strbuf *sb, const struct matrix *m, const struct cell *c)
+{
+	char *combo = plan_combo_name(m, c->combo), *dir = plan_cell_path(m, c);
+
+	sb_printf(sb, "    <testcase classname=\"kcmp-matrix.%s.%s\" name=\"", m->variant[c->variant].name,
+		  m->arch[c->arch].name);
+	report_xml_text(sb, combo);
+	sb_printf(sb, "\" time=\"%.1f\">\n", c->build_seconds + c->boot_seconds);
+	if (c->status == CELL_XFAIL) {
+		sb_printf(sb, "      <skipped message=\"");
+		report_xml_text(sb, c->reason);
+		sb_printf(sb, "\"/>\n");
+	} else if (c->status != CELL_PASS) {
+		sb_printf(sb, "      <failure type=\"%s\" message=\"", cell_status_name(c->status));
+		report_xml_text(sb, c->reason);
+		sb_printf(sb, "\">");
+		report_xml_text(sb, c->reason);
+		sb_printf(sb, "</failure>\n");
+	}
+	sb_printf(sb, "      <system-out>kcmp=%s epoll=%s epoll_tfd=%s; files: ",
+		  c->observed_kcmp ? c->observed_kcmp : "-", c->observed_epoll ? c->observed_epoll : "-",
+		  c->observed_epoll_tfd ? c->observed_epoll_tfd : "-");
+	report_xml_text(sb, dir);
+	sb_printf(sb, "/</system-out>\n    </testcase>\n");
+	free(combo);
+	free(dir);
+}
+
+char *report_junit(const struct matrix *m, const struct plan *p, const struct run_info *ri)
+{
+	struct strbuf sb = { 0 };
+	struct tally all = { 0 };
+
+	for (int i = 0; i < p->ncell; i++)
+		count(&p->cell[i], &all);
+	sb_printf(&sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		  "<testsuites name=\"kcmp-matrix\" tests=\"%d\" failures=\"%d\" errors=\"0\" "
+		  "skipped=\"%d\" time=\"%.1f\">\n", all.tests, all.failures, all.skipped, all.seconds);
+	for (int v = 0; v < m->nvariant; v++)
+		for (int a = 0; a < m->narch; a++) {
+			struct tally t = { 0 };
+
+			for (int i = 0; i < p->ncell; i++)
+				if (p->cell[i].variant == v && p->cell[i].arch == a)
+					count(&p->cell[i], &t);
+			if (!t.tests)
+				continue;
+			sb_printf(&sb, "  <testsuite name=\"%s %s\" tests=\"%d\" failures=\"%d\" "
+				  "errors=\"0\" skipped=\"%d\" time=\"%.1f\">\n", m->variant[v].name,
+				  m->arch[a].name, t.tests, t.failures, t.skipped, t.seconds);
+			sb_printf(&sb, "    <properties><property name=\"kernel\" value=\"");
+			report_xml_text(&sb, ri->kernel_version);
+			sb_printf(&sb, "\"/></properties>\n");
+			for (int i = 0; i < p->ncell; i++)
+				if (p->cell[i].variant == v && p->cell[i].arch == a)
+					testcase(&sb, m, &p->cell[i]);
+			sb_printf(&sb, "  </testsuite>\n");
+		}
+	sb_printf(&sb, "</testsuites>\n");
+	return sb.s;
+}

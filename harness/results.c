@@ -1,0 +1,161 @@
+/* results: see results.h. */
+#define _GNU_SOURCE
+#include "results.h"
+#include "diff.h"
+#include "json.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int results_write(const char *dir, const struct matrix *m, const struct plan *p,
+		  const struct run_info *ri, const struct plan *previous, char *err, size_t errlen)
+{
+	static const char *const names[] = { "matrix.md", "matrix.json", "matrix.tsv",
+					      "matrix.ktap", "junit.xml", "index.html" };
+	enum { NFILE = sizeof(names) / sizeof(names[0]) };
+	char *changes = previous ? diff_text(m, previous, p, NULL) : NULL;
+	char *text[NFILE] = { report_table(m, p), report_json(m, p, ri), report_tsv(m, p),
+			      report_ktap(m, p, ri), report_junit(m, p, ri),
+			      report_html(m, p, ri, changes) };
+	int rc = 0;
+
+	for (int i = 0; i < NFILE; i++) {
+		char *path = xasprintf("%s/%s", dir, names[i]);
+
+		if (rc == 0 && write_file_atomic(path, text[i], strlen(text[i]))) {
+			snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+			rc = -1;
+		}
+		free(path);
+		free(text[i]);
+	}
+	free(changes);
+	return rc;
+}
+
+/* values of the matrix symbols from {"EXPERT": "y", ...}; null or missing gives 0 */
+static void read_values(const struct matrix *m, const struct json *obj, char *values)
+{
+	for (int s = 0; s < m->nsym; s++) {
+		const char *v = json_get_string(obj, m->sym[s]);
+
+		values[s] = v && (*v == 'y' || *v == 'n' || *v == 'm') && !v[1] ? *v : 0;
+	}
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static int read_cell(const struct matrix *m, const struct json *j, struct cell *c, char *err,
+		     size_t errlen)
+{
+	const char *arch = json_get_string(j, "arch"), *variant = json_get_string(j, "variant");
+	const char *status = json_get_string(j, "status");
+	const struct json *syscalls = json_get(j, "predicted_syscalls"), *obs = json_get(j, "observed");
+	const struct json *explain = json_get(j, "explain");
+	int st = cell_status_from_name(status);
+
+	*c = (struct cell){ .arch = arch ? matrix_arch_index(m, arch) : -1,
+			    .variant = variant ? matrix_variant_index(m, variant) : -1 };
+	if (c->arch < 0 || c->variant < 0 || st < 0) {
+		snprintf(err, errlen, "a cell has an arch, variant or status this matrix does not "
+			 "know ('%s', '%s', '%s')", arch ? arch : "?", variant ? variant : "?",
+			 status ? status : "?");
+		return -1;
+	}
+	read_values(m, json_get(j, "requested"), c->requested);
+	for (int s = 0; s < m->nsym; s++) {
+		if (c->requested[s] != 'y' && c->requested[s] != 'n') {
+			snprintf(err, errlen, "a cell's requested %s is not y or n", m->sym[s]);
+			return -1;
+		}
+		c->combo = c->combo << 1 | (c->requested[s] == 'y');
+		snprintf(c->predicted.why[s], sizeof(c->predicted.why[s]), "%s",
+			 json_get_string(explain, m->sym[s]) ? json_get_string(explain, m->sym[s]) : "");
+	}
+	read_values(m, json_get(j, "predicted"), c->predicted.value);
+	read_values(m, json_get(j, "resolved"), c->resolved);
+	c->predicted.kcmp = json_get_string(syscalls, "kcmp") &&
+			    !strcmp(json_get_string(syscalls, "kcmp"), "works") ? 'y' : 'n';
+	c->predicted.epoll = json_get_string(syscalls, "epoll") &&
+			     !strcmp(json_get_string(syscalls, "epoll"), "works") ? 'y' : 'n';
+	c->observed_kcmp = dup_or_null(json_get_string(obs, "kcmp"));
+	c->observed_epoll = dup_or_null(json_get_string(obs, "epoll"));
+	c->observed_epoll_tfd = dup_or_null(json_get_string(obs, "epoll_tfd"));
+	c->booted = dup_or_null(json_get_string(j, "booted"));
+	snprintf(c->config_tag, sizeof(c->config_tag), "%s",
+		 json_get_string(j, "config_tag") ? json_get_string(j, "config_tag") : "");
+	snprintf(c->reason, sizeof(c->reason), "%s",
+		 json_get_string(j, "reason") ? json_get_string(j, "reason") : "");
+	c->status = (enum cell_status)st;
+	/* files written before "built" existed: a kernel that booted was built */
+	c->built = json_get(j, "built") ? json_get_bool(j, "built") : c->booted != NULL;
+	c->kernel_cached = json_get_bool(j, "kernel_cached");
+	c->boot_cached = json_get_bool(j, "boot_cached");
+	c->build_seconds = json_get_number(j, "build_seconds", 0);
+	c->boot_seconds = json_get_number(j, "boot_seconds", 0);
+	return 0;
+}
+
+static int read_document(const struct json *doc, const struct matrix *m, struct plan *p,
+			 struct run_info *ri, char *err, size_t errlen)
+{
+	const struct json *symbols = json_get(doc, "symbols"), *cells = json_get(doc, "cells");
+
+	if (json_get_number(doc, "schema", 0) != 1 || !symbols || symbols->type != JSON_ARRAY ||
+	    !cells || cells->type != JSON_ARRAY) {
+		snprintf(err, errlen, "not a kcmp-matrix matrix.json (schema 1 with symbols and "
+			 "cells)");
+		return -1;
+	}
+	for (int s = 0; s < symbols->n; s++)
+		if (s >= m->nsym || symbols->item[s].type != JSON_STRING ||
+		    strcmp(symbols->item[s].string, m->sym[s])) {
+			snprintf(err, errlen, "its symbols differ from matrix/matrix.conf's");
+			return -1;
+		}
+	snprintf(ri->kernel_version, sizeof(ri->kernel_version), "%s",
+		 json_get_string(doc, "kernel") ? json_get_string(doc, "kernel") : "");
+	snprintf(ri->tree_path, sizeof(ri->tree_path), "%s",
+		 json_get_string(doc, "tree") ? json_get_string(doc, "tree") : "");
+	snprintf(ri->shard, sizeof(ri->shard), "%s",
+		 json_get_string(doc, "shard") ? json_get_string(doc, "shard") : "");
+	ri->seconds += json_get_number(doc, "seconds", 0);
+	if (json_get_number(doc, "harness_max_rss_kib", 0) > ri->max_rss_kib)
+		ri->max_rss_kib = (long)json_get_number(doc, "harness_max_rss_kib", 0);
+	p->cell = xrealloc(p->cell, (size_t)(p->ncell + cells->n) * sizeof(*p->cell));
+	for (int i = 0; i < cells->n; i++) {
+		if (read_cell(m, &cells->item[i], &p->cell[p->ncell], err, errlen))
+			return -1;
+		p->ncell++;
+	}
+	return 0;
+}
+
+int results_read(const char *path, const struct matrix *m, struct plan *p, struct run_info *ri,
+		 char *err, size_t errlen)
+{
+	size_t len;
+	char *text = read_file(path, &len), what[1024];
+	struct json doc;
+	int rc;
+
+	if (!text) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	rc = json_parse(text, len, &doc, what, sizeof(what));
+	if (rc == 0) {
+		rc = read_document(&doc, m, p, ri, what, sizeof(what));
+		json_free(&doc);
+	}
+	if (rc)
+		snprintf(err, errlen, "%s: %s", path, what);
+	free(text);
+	return rc;
+}

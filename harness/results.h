@@ -1,0 +1,31 @@
+/* results: the files a run leaves in results/, written together at the end of a run (and of a
+ * merge), and read back from matrix.json by merge and diff.
+ *
+ *   matrix.md     the table (also printed on stdout)
+ *   matrix.json   every cell's four layers, schema 1 (README.md describes it)
+ *   matrix.tsv    one line per cell, for awk
+ *   matrix.ktap   the whole matrix as one KTAP test plan
+ *   junit.xml     one testcase per cell, for CI servers
+ *   index.html    the page: the grid, coloured, each cell linking its files
+ *
+ * Every file is written through a temporary file and renamed, so a reader sees the old or the
+ * new version, never a partial one.
+ */
+#ifndef KCMPM_RESULTS_H
+#define KCMPM_RESULTS_H
+
+#include "plan.h"
+#include "report.h"
+
+/* Writes every results file into dir. previous (may be NULL) is an earlier run to compare
+ * with on the page. Returns -1 with a message in err. */
+int results_write(const char *dir, const struct matrix *m, const struct plan *p,
+		  const struct run_info *ri, const struct plan *previous, char *err, size_t errlen);
+
+/* Reads a matrix.json, adding its cells to p (plan_index() puts them in order afterwards) and
+ * its run figures to ri. Cells of arches, variants or symbols this matrix does not know are an
+ * error. Returns -1 with "path: what" in err. */
+int results_read(const char *path, const struct matrix *m, struct plan *p, struct run_info *ri,
+		 char *err, size_t errlen);
+
+#endif
