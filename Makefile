@@ -85,7 +85,9 @@ merge: $(BUILD)/kcmp-matrix
 	@test -n "$(SHARDS)" || { echo "make merge: give SHARDS=\"dir1 dir2 ...\" (each a shard's results)" >&2; exit 2; }
 	$(BUILD)/kcmp-matrix merge --results $(RESULTS) $(SHARDS)
 
+# The tests also need a browser for the page and xmllint for the JUnit schema.
 test: deps $(BUILD)/unit-tests $(BUILD)/e2e-tests $(BUILD)/kcmp-matrix-san
+	@scripts/ensure-deps chromium libxml2-utils
 	@scripts/run-tests $(BUILD)
 
 clean:

@@ -7,6 +7,7 @@
 #include "guest.h"
 #include "judge.h"
 #include "kconfig.h"
+#include "progress.h"
 #include "ktap.h"
 #include "spawn.h"
 #include "util.h"
@@ -40,7 +41,8 @@ struct group {
 	const char *identity;		/* the tree's identity; NULL: mutable, nothing cached */
 	char *kernel_kind;		/* cache kind of this group's kernels */
 	int sysvipc;			/* the base has SYSVIPC */
-	int done, total;		/* progress over the whole plan */
+	struct progress *pg;		/* the run's progress display */
+	int nbuild;			/* distinct kernels this group needs */
 };
 
 /* A cached text, or NULL on a miss or when this group may not reuse the cache. */
@@ -191,16 +193,18 @@ static void write_log_tail(const char *log_path, const char *out_path, int lines
 	free(log);
 }
 
-static void progress(struct group *g, const struct cell *c)
+/* A finished cell: one line for the log and the terminal. */
+static void cell_done(struct group *g, const struct cell *c)
 {
 	char *combo = plan_combo_name(g->m, c->combo);
+	struct progress *pg = g->pg;
 
-	g->done++;
-	fprintf(stderr, "[%3d/%d] %-7s %s %s  build %s%.1fs boot %s%.1fs  %s%s%s\n", g->done,
-		g->total, g->m->arch[c->arch].name, g->m->variant[c->variant].name, combo,
-		c->kernel_cached ? "cached " : "", c->build_seconds, c->boot_cached ? "cached " : "",
-		c->boot_seconds, cell_status_name(c->status), c->status == CELL_PASS ? "" : ": ",
-		c->status == CELL_PASS ? "" : c->reason);
+	progress_line(pg, 1, "[%3d/%d] %-7s %s %s  build %s%.1fs boot %s%.1fs  %s%s%s", pg->done + 1,
+		      pg->total, g->m->arch[c->arch].name, g->m->variant[c->variant].name, combo,
+		      c->kernel_cached ? "cached " : "", c->build_seconds,
+		      c->boot_cached ? "cached " : "", c->boot_seconds, cell_status_name(c->status),
+		      c->status == CELL_PASS ? "" : ": ", c->status == CELL_PASS ? "" : c->reason);
+	spawn_note_finished(pg->done, pg->total);
 	free(combo);
 }
 
@@ -232,14 +236,23 @@ static int boot_or_reuse(struct group *g, struct cell *c, const struct boot_req 
 		}
 		free(cached);
 		free(cmd);
-	} else if ((rc = boot_run(req, out, err, errlen)) == 0 && g->identity) {
-		char *cached = cache_file(g->o->cache_dir, "boots", key, "serial.log");
-		char *text = xasprintf("%d %d %.3f\n", out->status, out->timed_out, out->seconds);
+	} else {
+		char *combo = plan_combo_name(g->m, c->combo);
 
-		if (copy_file(req->log_path, cached) == 0)
-			cache_put_text(g, "boots", key, "outcome", text);
-		free(cached);
-		free(text);
+		progress_doing(g->pg, "booting %s %s %s", g->m->arch[c->arch].name,
+			       g->m->variant[c->variant].name, combo);
+		free(combo);
+		rc = boot_run(req, out, err, errlen);
+		if (rc == 0 && g->identity) {
+			char *cached = cache_file(g->o->cache_dir, "boots", key, "serial.log");
+			char *text = xasprintf("%d %d %.3f\n", out->status, out->timed_out,
+					       out->seconds);
+
+			if (copy_file(req->log_path, cached) == 0)
+				cache_put_text(g, "boots", key, "outcome", text);
+			free(cached);
+			free(text);
+		}
 	}
 	free(outcome);
 	free(line);
@@ -357,8 +370,8 @@ static int reuse_kernel(const struct group *g, const char *tag, struct build_out
 	return 1;
 }
 
-static int build_and_boot(struct group *g, struct cell **cells, int n, int rep, char *err,
-			  size_t errlen)
+static int build_and_boot(struct group *g, struct cell **cells, int n, int k, int rep,
+			  char *err, size_t errlen)
 {
 	const char *tag = cells[rep]->config_tag;
 	char *config = xasprintf("%s/config", cells[rep]->dir);
@@ -368,6 +381,9 @@ static int build_and_boot(struct group *g, struct cell **cells, int n, int rep, 
 	int cached = reuse_kernel(g, tag, &bo), rc = -1;
 
 	if (!cached) {
+		progress_doing(g->pg, "building %s %s kernel %d of %d (%s)",
+			       g->m->arch[g->arch].name, g->m->variant[g->variant].name, k + 1,
+			       g->nbuild, tag);
 		if (build_kernel(&g->b, config, tag, log, image, &bo, err, errlen))
 			goto out;
 		if (g->identity) {
@@ -396,7 +412,7 @@ static int build_and_boot(struct group *g, struct cell **cells, int n, int rep, 
 		}
 		plan_apply_xfail(g->m, c);
 		write_reproducer(g, c);
-		progress(g, c);
+		cell_done(g, c);
 	}
 	rc = 0;
 out:
@@ -508,7 +524,7 @@ static int run_group(struct group *g, struct plan *p, char *err, size_t errlen)
 {
 	const char *vname = g->m->variant[g->variant].name, *aname = g->m->arch[g->arch].name;
 	struct cell **cells = xcalloc((size_t)p->ncell, sizeof(*cells));
-	int n = 0, nbuild, rc = -1, *order;
+	int n = 0, rc = -1, *order;
 
 	for (int i = 0; i < p->ncell; i++)
 		if (p->cell[i].variant == g->variant && p->cell[i].arch == g->arch)
@@ -526,7 +542,7 @@ static int run_group(struct group *g, struct plan *p, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot create '%s': %s", g->b.work_dir, strerror(errno));
 		goto out;
 	}
-	fprintf(stderr, "kcmp-matrix: %s %s: base config and %d cell configs\n", aname, vname, n);
+	progress_doing(g->pg, "%s %s: base config and %d cell configs", aname, vname, n);
 	g->base = base_config(g, err, errlen);
 	if (!g->base)
 		goto out;
@@ -541,14 +557,14 @@ static int run_group(struct group *g, struct plan *p, char *err, size_t errlen)
 			goto out;
 		if (cells[i]->status == CELL_CONFIG_FAIL) {
 			plan_apply_xfail(g->m, cells[i]);
-			progress(g, cells[i]);
+			cell_done(g, cells[i]);
 		}
 	}
-	nbuild = order_builds(g, cells, n, order);
-	fprintf(stderr, "kcmp-matrix: %s %s: %d cells need %d distinct kernels\n", aname, vname, n,
-		nbuild);
-	for (int k = 0; k < nbuild; k++)
-		if (build_and_boot(g, cells, n, order[k], err, errlen))
+	g->nbuild = order_builds(g, cells, n, order);
+	progress_line(g->pg, 0, "%s %s: %d cells need %d distinct kernels", aname,
+		      vname, n, g->nbuild);
+	for (int k = 0; k < g->nbuild; k++)
+		if (build_and_boot(g, cells, n, k, order[k], err, errlen))
 			goto out;
 	rc = 0;
 out:
@@ -565,9 +581,13 @@ int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree
 	     struct plan *p, char *err, size_t errlen)
 {
 	struct arch_tools tools[m->narch];
-	int done = 0, rc = 0;
+	struct progress pg;
+	int rc = 0;
 
 	memset(tools, 0, sizeof(tools));
+	progress_init(&pg, stderr, p->ncell, -1);
+	spawn_note_finished(0, p->ncell);
+	spawn_set_tick(progress_tick, &pg);
 	for (int v = 0; v < m->nvariant && rc == 0; v++) {
 		struct variant_tree vt;
 		int exists[MAX_SYMBOLS], any = 0;
@@ -584,8 +604,7 @@ int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree
 		tree_find_symbols(vt.path, m->nsym, (const char *const *)m->sym, exists);
 		for (int a = 0; a < m->narch && rc == 0; a++) {
 			struct group g = { .o = o, .m = m, .t = t, .vt = &vt, .exists = exists,
-					   .variant = v, .arch = a, .tools = &tools[a], .done = done,
-					   .total = p->ncell };
+					   .variant = v, .arch = a, .tools = &tools[a], .pg = &pg };
 
 			any = 0;
 			for (int i = 0; i < p->ncell && !any; i++)
@@ -596,10 +615,11 @@ int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree
 				rc = arch_tools_prepare(o, &m->arch[a], &tools[a], err, errlen);
 			if (rc == 0)
 				rc = run_group(&g, p, err, errlen);
-			done = g.done;
 		}
 		variant_tree_free(&vt);
 	}
+	spawn_set_tick(NULL, NULL);
+	progress_end(&pg);
 	for (int a = 0; a < m->narch; a++)
 		free(tools[a].initramfs);
 	return rc;

@@ -45,13 +45,46 @@ void spawn_kill_all(void)
 			kill(-live_pgid[i], SIGKILL);
 }
 
+static volatile sig_atomic_t finished_cells, total_cells;
+
+void spawn_note_finished(int done, int total)
+{
+	finished_cells = done;
+	total_cells = total;
+}
+
+/* Appends the decimal digits of n to buf at *len; async-signal-safe. */
+static void put_number(char *buf, size_t *len, long n)
+{
+	char digits[24];
+	int k = 0;
+
+	do
+		digits[k++] = (char)('0' + n % 10);
+	while ((n /= 10) > 0 && k < 23);
+	while (k > 0)
+		buf[(*len)++] = digits[--k];
+}
+
+static void put_text(char *buf, size_t *len, const char *s)
+{
+	while (*s)
+		buf[(*len)++] = *s++;
+}
+
 static void on_fatal_signal(int sig)
 {
-	static const char msg[] = "kcmp-matrix: interrupted; children killed, finished cells are "
-				  "kept under results/ (run again to redo the rest)\n";
+	char msg[256];
+	size_t len = 0;
 
 	spawn_kill_all();
-	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+	put_text(msg, &len, "\nkcmp-matrix: interrupted after ");
+	put_number(msg, &len, finished_cells);
+	put_text(msg, &len, " of ");
+	put_number(msg, &len, total_cells);
+	put_text(msg, &len, " cells; children killed. Run the same command again to finish: "
+		 "finished kernels and boots are reused from the cache.\n");
+	if (write(STDERR_FILENO, msg, len) < 0) {
 		/* nothing more can be done from a signal handler */
 	}
 	_exit(128 + sig);
@@ -75,14 +108,24 @@ static void sleep_seconds(double s)
 		;
 }
 
+static void (*tick_fn)(void *);
+static void *tick_arg;
+
+void spawn_set_tick(void (*tick)(void *arg), void *arg)
+{
+	tick_fn = tick;
+	tick_arg = arg;
+}
+
 /* Waits for pid until the absolute monotonic deadline (0: forever). Returns 1 when it ended
- * (status in *wstatus), 0 at the deadline. */
+ * (status in *wstatus), 0 at the deadline. Polls when there is a deadline or a tick. */
 static int wait_until(pid_t pid, double deadline, int *wstatus)
 {
-	double step = 0.002;
+	double step = 0.002, next_tick = now_seconds() + 1;
+	int poll = deadline || tick_fn;
 
 	for (;;) {
-		pid_t r = waitpid(pid, wstatus, deadline ? WNOHANG : 0);
+		pid_t r = waitpid(pid, wstatus, poll ? WNOHANG : 0);
 
 		if (r == pid)
 			return 1;
@@ -90,7 +133,11 @@ static int wait_until(pid_t pid, double deadline, int *wstatus)
 			return 1;	/* not our child any more: nothing left to wait for */
 		if (deadline && now_seconds() >= deadline)
 			return 0;
-		if (deadline) {
+		if (tick_fn && now_seconds() >= next_tick) {
+			tick_fn(tick_arg);
+			next_tick = now_seconds() + 1;
+		}
+		if (poll) {
 			sleep_seconds(step);
 			if (step < 0.05)
 				step *= 2;

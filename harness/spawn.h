@@ -33,8 +33,15 @@ int spawn_run(const struct spawn_req *req, struct spawn_result *res);
 /* Kills every running child's process group with SIGKILL. Async-signal-safe. */
 void spawn_kill_all(void);
 
-/* SIGINT, SIGTERM, SIGHUP: kill children, print a note, exit 128+signal. */
+/* SIGINT, SIGTERM, SIGHUP: kill children, print how far the run got and how to resume, exit
+ * 128+signal. */
 void spawn_install_signal_handlers(void);
+/* How many cells of how many are finished, for that note. */
+void spawn_note_finished(int done, int total);
+
+/* While a child runs, tick(arg) is called about once a second (the live progress line); NULL
+ * turns it off. One setting for the process, made by the run. */
+void spawn_set_tick(void (*tick)(void *arg), void *arg);
 
 /* Runs a short command (like "gcc --version") and returns the first line of its output, or
  * NULL when it cannot run or fails. log_path is scratch space for the output. */
