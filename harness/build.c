@@ -218,9 +218,22 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 	out->seconds = res.seconds;
 	if (res.status == 0 && copy_file(image, image_out) == 0) {
 		out->ok = 1;
+	} else if (res.status == 0 && errno != ENOENT) {
+		snprintf(err, errlen, "cannot copy '%s' to '%s': %s", image, image_out,
+			 strerror(errno));
+		rc = -1;
 	} else {
 		char *log = read_file(log_path, NULL);
 
+		/* A full disk is this machine's problem, not the kernel's: no verdict. */
+		if ((!log && errno == ENOSPC) || (log && strstr(log, "No space left on device"))) {
+			snprintf(err, errlen, "the disk is full (No space left on device) while "
+				 "building in '%s'; see %s. Free space and run again: finished cells "
+				 "are kept", b->build_dir, log_path);
+			free(log);
+			rc = -1;
+			goto out;
+		}
 		if (res.status == 0)
 			snprintf(out->first_error, sizeof(out->first_error),
 				 "make succeeded but left no %s", b->arch->image);

@@ -8,13 +8,13 @@
  * Exit status: 0 every cell passed, 1 some cell did not, 2 the harness could not run.
  */
 #define _GNU_SOURCE
+#include "diff.h"
 #include "matrix.h"
 #include "plan.h"
-#include "diff.h"
 #include "report.h"
 #include "results.h"
-#include "shell.h"
 #include "run.h"
+#include "shell.h"
 #include "spawn.h"
 #include "tree.h"
 #include "util.h"
@@ -219,6 +219,31 @@ static void lock_dir(const char *dir)
 	free(path);	/* fd stays open: it holds the lock */
 }
 
+/* A run killed with SIGKILL (or by a power cut) leaves what no handler could clean: children
+ * of its children still running, and temporary files of writes it was making. Both are
+ * removed here, with the locks held, so they belonged to no live run. Finished results and
+ * complete cache entries are untouched. */
+static void clean_up_after_a_killed_run(const struct options *o)
+{
+	static const char *const kinds[] = { "base", "resolved", "kernels", "boots", "guest",
+					     "shell" };
+	char owner[4096];
+	int killed, temps = remove_stale_temps(o->run.results_dir);
+
+	if (!realpath(o->run.cache_dir, owner))
+		die("cannot resolve '%s':", o->run.cache_dir);
+	killed = spawn_claim_children(owner);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		char *dir = xasprintf("%s/%s", o->run.cache_dir, kinds[i]);
+
+		temps += remove_stale_temps(dir);
+		free(dir);
+	}
+	if (killed || temps)
+		warn("an earlier run was killed: stopped %d of its processes, removed %d partial "
+		     "files", killed, temps);
+}
+
 /* One line of figures for benchmarks and logs. */
 static void print_summary(const struct plan *p, const struct run_info *ri)
 {
@@ -385,6 +410,7 @@ static int run_command(struct options *o, const struct matrix *m)
 		die("cannot create '%s' or '%s':", o->run.results_dir, o->run.cache_dir);
 	lock_dir(o->run.cache_dir);
 	lock_dir(o->run.results_dir);
+	clean_up_after_a_killed_run(o);
 	if (o->ksrc ? tree_from_path(o->ksrc, &t, err, sizeof(err))
 		    : tree_from_tarball(o->tarball, o->run.cache_dir, &t, err, sizeof(err)))
 		die("%s", err);
@@ -442,6 +468,7 @@ int main(int argc, char **argv)
 		if (mkdir_p(o.run.results_dir))
 			die("cannot create '%s':", o.run.results_dir);
 		lock_dir(o.run.results_dir);
+		remove_stale_temps(o.run.results_dir);
 		status = merge_command(&o, &m);
 	} else {
 		status = run_command(&o, &m);

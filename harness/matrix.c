@@ -49,6 +49,24 @@ static int build_order(struct matrix *m, const struct conf_line *l, const char *
 	return 0;
 }
 
+/* Names in matrix.conf become parts of paths under results/ and the cache (cells/<variant>/
+ * <arch>/...) and of make arguments, so they are plain words: letters, digits, '_', '-', '.',
+ * not starting with '.' or '-'. */
+static int unsafe_names(const struct conf_line *l, const char *path, char *err, size_t errlen)
+{
+	for (int i = 1; i < l->nword; i++) {
+		const char *w = l->word[i];
+
+		if (strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") !=
+			    strlen(w) || w[0] == '.' || w[0] == '-') {
+			snprintf(err, errlen, "%s:%d: '%s' is not a plain name (letters, digits, _ - "
+				 "and ., not starting with . or -)", path, l->lineno, w);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int load_matrix_conf(const char *path, struct matrix *m, char ***arches, char ***variants,
 			    char *err, size_t errlen)
 {
@@ -64,6 +82,8 @@ static int load_matrix_conf(const char *path, struct matrix *m, char ***arches, 
 			snprintf(err, errlen, "%s:%d: expected 'KEY VALUE...'", path, l->lineno);
 			goto fail;
 		}
+		if (unsafe_names(l, path, err, errlen))
+			goto fail;
 		if (!strcmp(kw, "symbols")) {
 			if (l->nword - 1 > MAX_SYMBOLS) {
 				snprintf(err, errlen, "%s:%d: at most %d symbols", path, l->lineno,
@@ -101,6 +121,24 @@ fail:
 	return -1;
 }
 
+/* QEMU options that would give a guest a network or the host's files. Guests get only the
+ * kernel, the initramfs and a serial console. */
+static const char *isolation_breach(char **qemu)
+{
+	static const char *const banned[] = { "-drive", "-hda", "-hdb", "-cdrom", "-virtfs",
+					      "-fsdev", "-netdev", "-net", "-chardev", "-device",
+					      "-blockdev", "-usb", "-snapshot", NULL };
+
+	for (int i = 1; qemu && qemu[i]; i++) {
+		if (!strcmp(qemu[i], "-nic") && qemu[i + 1] && strcmp(qemu[i + 1], "none"))
+			return qemu[i];
+		for (int b = 0; banned[b]; b++)
+			if (!strcmp(qemu[i], banned[b]))
+				return qemu[i];
+	}
+	return NULL;
+}
+
 /* Sets one attribute of an arch from an indented line. */
 static int arch_attribute(struct arch *a, const struct conf_line *l, const char *where, char *err,
 			  size_t errlen)
@@ -113,6 +151,12 @@ static int arch_attribute(struct arch *a, const struct conf_line *l, const char 
 
 		free_vec(*slot);
 		*slot = words_from(l, 1);
+		if (kw[0] == 'q' && isolation_breach(*slot)) {
+			snprintf(err, errlen, "%s: qemu option '%s' would give the guest a network or "
+				 "host files; guests boot with only -kernel, -initrd and a serial "
+				 "console", where, isolation_breach(*slot));
+			return -1;
+		}
 		return 0;
 	}
 	if (l->nword != 2) {

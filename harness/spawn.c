@@ -6,13 +6,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-extern char **environ;
 
 /* Process groups of the children running now. The harness runs at most a few children at
  * once; the table is only touched with signals blocked, and read by the signal handler. */
@@ -145,36 +146,65 @@ static int wait_until(pid_t pid, double deadline, int *wstatus)
 	}
 }
 
+/* In the child, between fork and exec: only async-signal-safe calls. The child gets default
+ * signal handling, its own process group, stdin from /dev/null, stdout and stderr into the
+ * log, and SIGKILL when the harness dies, even by SIGKILL (PR_SET_PDEATHSIG). An exec failure
+ * is reported through the pipe. */
+static void child(const struct spawn_req *req, pid_t parent, int report)
+{
+	sigset_t none;
+	int in, out, e;
+
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);	/* the harness is already gone */
+	in = open("/dev/null", O_RDONLY);
+	out = req->log_path ? open(req->log_path, O_WRONLY | O_CREAT | O_APPEND, 0644)
+			    : open("/dev/null", O_WRONLY);
+	if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) {
+		e = errno;
+	} else {
+		execvp(req->argv[0], (char *const *)req->argv);
+		e = errno;
+	}
+	if (write(report, &e, sizeof(e)) < 0) {
+		/* the parent sees a short read and carries on */
+	}
+	_exit(127);
+}
+
 static int start_child(const struct spawn_req *req, pid_t *pid)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, dfl;
-	int r;
+	pid_t parent = getpid();
+	int report[2], e;
+	ssize_t n;
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (req->log_path)
-		posix_spawn_file_actions_addopen(&fa, 1, req->log_path,
-						 O_WRONLY | O_CREAT | O_APPEND, 0644);
-	else
-		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-
-	posix_spawnattr_init(&attr);
-	sigemptyset(&none);
-	sigfillset(&dfl);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &dfl);
-	posix_spawnattr_setpgroup(&attr, 0);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-						POSIX_SPAWN_SETSIGDEF);
-
-	r = posix_spawnp(pid, req->argv[0], &fa, &attr, (char *const *)req->argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	if (r) {
-		errno = r;
+	if (pipe2(report, O_CLOEXEC))
+		return -1;
+	*pid = fork();
+	if (*pid < 0) {
+		e = errno;
+		close(report[0]);
+		close(report[1]);
+		errno = e;
+		return -1;
+	}
+	if (*pid == 0)
+		child(req, parent, report[1]);
+	close(report[1]);
+	setpgid(*pid, *pid);	/* also here, so the group exists before we might signal it */
+	do
+		n = read(report[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(report[0]);
+	if (n == sizeof(e)) {	/* exec failed: reap the child, report why */
+		waitpid(*pid, NULL, 0);
+		errno = e;
 		return -1;
 	}
 	return 0;
@@ -269,4 +299,42 @@ char *spawn_format_argv(const char *const *argv)
 	}
 	sb_add(&sb, "", 0);
 	return sb.s;
+}
+
+/* Does /proc/<pid>/environ hold the word want ("KCMPM_OWNER=...")? */
+static int has_env_word(const char *pid, const char *want)
+{
+	char *path = xasprintf("/proc/%s/environ", pid);
+	size_t len, wlen = strlen(want);
+	char *env = read_file(path, &len);
+	int found = 0;
+
+	for (size_t i = 0; env && i < len && !found; i += strlen(env + i) + 1)
+		found = strlen(env + i) == wlen && !memcmp(env + i, want, wlen);
+	free(env);
+	free(path);
+	return found;
+}
+
+int spawn_claim_children(const char *owner)
+{
+	char *word = xasprintf("KCMPM_OWNER=%s", owner);
+	DIR *proc = opendir("/proc");
+	struct dirent *e;
+	int killed = 0;
+
+	while (proc && (e = readdir(proc))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid == (long)getpid())
+			continue;
+		if (has_env_word(e->d_name, word) && kill((pid_t)pid, SIGKILL) == 0)
+			killed++;
+	}
+	if (proc)
+		closedir(proc);
+	setenv("KCMPM_OWNER", owner, 1);
+	free(word);
+	return killed;
 }

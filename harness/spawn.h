@@ -26,6 +26,13 @@ struct spawn_result {
 	double seconds;		/* wall time the child ran */
 };
 
+/* Marks every child from now on with KCMPM_OWNER=owner in its environment (inherited by
+ * everything it starts), after killing any process that already carries that mark: it was
+ * left by an earlier run that was killed with SIGKILL (which no handler sees; its direct
+ * children die with it through PR_SET_PDEATHSIG, their children do not). Call while holding
+ * the lock that makes this run the owner's only one. Returns how many it killed. */
+int spawn_claim_children(const char *owner);
+
 /* Runs one child to its end. Returns 0 when it ran (whatever its status), -1 when it could not
  * be started (errno set: ENOENT for a missing program). */
 int spawn_run(const struct spawn_req *req, struct spawn_result *res);

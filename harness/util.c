@@ -305,3 +305,25 @@ int copy_dir_files(const char *from, const char *to)
 	closedir(d);
 	return rc;
 }
+
+static int stale_temps;
+
+static int remove_if_temp(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	const char *dot = strrchr(path + f->base, '.');
+	size_t digits = dot ? strspn(dot + 1, "0123456789") : 0;
+
+	(void)st;
+	if (type == FTW_F && dot && digits > 0 && !dot[1 + digits] && dot - (path + f->base) > 4 &&
+	    !strncmp(dot - 4, ".tmp", 4) && unlink(path) == 0)
+		stale_temps++;
+	return 0;
+}
+
+int remove_stale_temps(const char *dir)
+{
+	stale_temps = 0;
+	if (path_exists(dir))
+		nftw(dir, remove_if_temp, 16, FTW_PHYS);
+	return stale_temps;
+}

@@ -31,6 +31,9 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *read_file(const char *path, size_t *len);
 /* Writes data to path through a temporary file, fsync and rename: readers see old or new. */
 int write_file_atomic(const char *path, const char *data, size_t len);
+/* Removes the temporary files write_file_atomic leaves when the process is killed mid-write
+ * (name.tmp.<pid>) anywhere under dir; a missing dir is fine. Returns how many. */
+int remove_stale_temps(const char *dir);
 /* Copies a file atomically (same guarantees as write_file_atomic). */
 int copy_file(const char *from, const char *to);
 /* Copies every regular file directly in directory from into to (created), each atomically. */

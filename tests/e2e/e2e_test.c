@@ -14,10 +14,12 @@
 #include "variant.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *harness = "build/kcmp-matrix-san";
@@ -807,6 +809,203 @@ TEST(e2e_diff_between_runs)
 	run_free(&good);
 	free(earlier);
 	free(tree);
+}
+
+/* Starts the harness in the background with args, waits until its output holds wait_for,
+ * sends it the signal sig (a name, like INT), and waits for it to end. Returns its output,
+ * followed by a line "exit=N". */
+static char *interrupted_run(const char *name, const char *const *args, const char *wait_for,
+			     const char *sig)
+{
+	const char *argv[32] = { harness, "--cache", cache, "--results" };
+	char *results = xasprintf("%s/%s", scratch, name), *log = xasprintf("%s.log", results);
+	char *line, *script, *out;
+	int n = 4, status;
+
+	argv[n++] = results;
+	for (int i = 0; args[i]; i++)
+		argv[n++] = args[i];
+	argv[n++] = "--variants";
+	argv[n++] = "v3";
+	argv[n] = NULL;
+	line = spawn_format_argv(argv);
+	script = xasprintf("%s > %s 2>&1 & pid=$!; n=0\n"
+			   "until grep -q -F -e '%s' %s; do sleep 0.05; n=$((n+1)); "
+			   "[ $n -lt 3000 ] || break; done\n"
+			   "kill -%s $pid; wait $pid; echo exit=$? >> %s\n",
+			   line, log, wait_for, log, sig, log);
+	free(tool_run(name, (const char *[]){ "sh", "-c", script, NULL }, &status));
+	out = read_file(log, NULL);
+	printf("# %s: %s", name, out && strstr(out, "exit=") ? strstr(out, "exit=") : "no exit\n");
+	free(script);
+	free(line);
+	free(log);
+	free(results);
+	return out;
+}
+
+/* Is the process running? A zombie is not: it has ended, and waits for whoever adopted it to
+ * reap it. */
+static int alive(long pid)
+{
+	char *path = xasprintf("/proc/%ld/stat", pid), *stat = read_file(path, NULL);
+	char *paren = stat ? strrchr(stat, ')') : NULL;
+	int running = paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+
+	free(stat);
+	free(path);
+	return running;
+}
+
+/* The pids a fake wrote to $KCMPM_TEST_PIDS; returns how many of them still run. */
+static int still_running(const char *pid_file, int *total)
+{
+	char *text = read_file(pid_file, NULL), *p = text, *end;
+	int running = 0;
+
+	*total = 0;
+	usleep(300 * 1000);	/* time for the kernel to deliver the last signals */
+	for (long pid; p && (pid = strtol(p, &end, 10)) > 0; p = end) {
+		(*total)++;
+		running += alive(pid);
+	}
+	free(text);
+	return running;
+}
+
+static int count_files_named(const char *dir, const char *part)
+{
+	const char *argv[] = { "find", dir, "-name", part, NULL };
+	char *out;
+	int n = 0, status;
+
+	out = tool_run("find", argv, &status);
+	for (char *p = out; p && *p; p++)
+		n += *p == '\n';
+	free(out);
+	return n;
+}
+
+/* SIGINT between boots: the harness says how far it got and how to resume, QEMU is gone, no
+ * table or partial file is written; run again, the finished cells come from the cache and
+ * the table is that of an uninterrupted run. */
+TEST(e2e_interrupt_then_resume)
+{
+	const char *only[] = { "--arch", "x86_64", "--only", FIVE, NULL };
+	struct run whole = harness_run("resume-reference", only);
+	char *pids = xasprintf("%s/qemu-slow.pids", scratch), *out, *json;
+	/* a QEMU program of this test run's own, so boots cached by earlier runs do not count */
+	char *qemu = xasprintf("%s/qemu-slow-x86_64", scratch);
+	const char *slow[] = { "--arch", "x86_64", "--only", FIVE, "--qemu", qemu, NULL };
+	struct run resumed;
+	int finished = -1, total, cached = 0;
+
+	CHECK(copy_file("tests/fakes/qemu-slow-x86_64", qemu) == 0 && chmod(qemu, 0755) == 0);
+	setenv("KCMPM_TEST_PIDS", pids, 1);
+	out = interrupted_run("resume", slow, "[  2/5]", "INT");
+	CHECK_CONTAINS(out, "exit=130");
+	CHECK(out && strstr(out, "interrupted after ") &&
+	      sscanf(strstr(out, "interrupted after "), "interrupted after %d of 5", &finished) == 1);
+	CHECK(finished >= 2 && finished < 5);
+	CHECK_CONTAINS(out, "Run the same command again to finish");
+	CHECK(still_running(pids, &total) == 0);
+	CHECK(total >= finished);	/* and any boot in flight was killed, not waited for */
+	json = xasprintf("%s/resume/matrix.json", scratch);
+	CHECK(!path_exists(json));	/* no table from a run that did not finish */
+	CHECK(count_files_named(scratch, "*.tmp.*") == 0);
+	resumed = harness_run("resume", slow);
+	CHECK(resumed.status == 0);
+	for (const char *p = resumed.out; p && (p = strstr(p, "build cached 0.0s boot cached")); p++)
+		cached++;
+	printf("# %d cells finished before the interrupt, %d boots reused after it\n", finished,
+	       cached);
+	CHECK(cached == finished);
+	CHECK(whole.tsv && resumed.tsv && !strcmp(whole.tsv, resumed.tsv));
+	{
+		char *a = results_file(&whole, "matrix.md"), *b = results_file(&resumed, "matrix.md");
+
+		CHECK(a && b && !strcmp(a, b));
+		free(a);
+		free(b);
+	}
+	unsetenv("KCMPM_TEST_PIDS");
+	run_free(&resumed);
+	run_free(&whole);
+	free(json);
+	free(out);
+	free(qemu);
+	free(pids);
+}
+
+/* SIGKILL mid-build: no handler runs, yet make dies with the harness (PR_SET_PDEATHSIG); what
+ * make started, and the temporary files of interrupted writes, are cleaned up by the next run,
+ * which then finishes normally. */
+TEST(e2e_sigkill_mid_build_is_cleaned_up_by_the_next_run)
+{
+	char *pids = xasprintf("%s/make-hang.pids", scratch), *out, *text;
+	const char *hang[] = { "--arch", "x86_64", "--only", OFF, "--make", "tests/fakes/make-hang",
+			       NULL };
+	char *stale[2] = { xasprintf("%s/killed/matrix.json.tmp.4242", scratch),
+			   xasprintf("%s/killed/cells/v3/x86_64/" OFF "/serial.log.tmp.77", scratch) };
+	struct run next;
+	long make_pid = 0, sleep_pid = 0;
+
+	setenv("KCMPM_TEST_PIDS", pids, 1);
+	out = interrupted_run("killed", hang, "building x86_64 v3 kernel", "KILL");
+	CHECK_CONTAINS(out, "exit=137");
+	for (int i = 0; i < 100 && !path_exists(pids); i++)
+		usleep(50 * 1000);
+	usleep(300 * 1000);
+	text = read_file(pids, NULL);
+	CHECK(text && sscanf(text, "%ld %ld", &make_pid, &sleep_pid) == 2);
+	CHECK(make_pid > 0 && !alive(make_pid));	/* died with the harness */
+	CHECK(sleep_pid > 0 && alive(sleep_pid));	/* its child did not, yet */
+	for (int i = 0; i < 2; i++) {
+		char *dir = xstrdup(stale[i]);
+
+		*strrchr(dir, '/') = 0;
+		mkdir_p(dir);
+		CHECK(write_file_atomic(stale[i], "partial", 7) == 0);
+		free(dir);
+	}
+	next = harness_run("killed", (const char *[]){ "--arch", "x86_64", "--only", OFF, NULL });
+	CHECK(next.status == 0);
+	CHECK_CONTAINS(next.out, "an earlier run was killed: stopped 1 of its processes, removed 2 "
+		       "partial files");
+	usleep(300 * 1000);
+	CHECK(sleep_pid > 0 && !alive(sleep_pid));
+	CHECK(!path_exists(stale[0]) && !path_exists(stale[1]));
+	expect_cell(&next, "x86_64", OFF, "PASS\tenosys\t");
+	unsetenv("KCMPM_TEST_PIDS");
+	run_free(&next);
+	free(stale[0]);
+	free(stale[1]);
+	free(text);
+	free(out);
+	free(pids);
+}
+
+/* A full disk during a build is the machine's problem, not a kernel verdict: exit 2 with the
+ * reason, and the results already there are kept. */
+TEST(e2e_full_disk_exits_2_and_keeps_results)
+{
+	char *results = xasprintf("%s/disk-full", scratch), *json = xasprintf("%s/matrix.json", results);
+	static const char earlier[] = "{\"schema\": 1, \"earlier\": true}\n";
+	struct run r;
+	char *after;
+
+	mkdir_p(results);
+	write_file_atomic(json, earlier, sizeof(earlier) - 1);
+	r = harness_run("disk-full", (const char *[]){ "--arch", "x86_64", "--only", OFF, "--make",
+						       "tests/fakes/make-disk-full", NULL });
+	CHECK(r.status == 2);
+	CHECK_CONTAINS(r.out, "kcmp-matrix: the disk is full (No space left on device) while building");
+	after = read_file(json, NULL);
+	CHECK_STR(after, earlier);
+	free(after);
+	run_free(&r);
+	free(json);
+	free(results);
 }
 
 /* Bad input: one clear line on stderr, exit 2. */

@@ -4,6 +4,7 @@
 #include "matrix.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -21,8 +22,11 @@ TEST(matrix_loads_the_repository_data)
 	matrix_free(&m);
 }
 
-/* A scratch matrix dir with the given arches.conf; returns the load error. */
-static const char *load_with_arches(const char *arches)
+static const char good_conf[] = "format 1\nsymbols EXPERT KCMP CHECKPOINT_RESTORE DRM EPOLL\n"
+				"arches x86_64\nvariants v3\n";
+
+/* A scratch matrix dir with the given matrix.conf and arches.conf; returns the load error. */
+static const char *load_with(const char *conf, const char *arches)
 {
 	static char err[512];
 	char dir[] = "/tmp/kcmpm-matrix-XXXXXX";
@@ -35,12 +39,7 @@ static const char *load_with_arches(const char *arches)
 	mkdir_p(p);
 	free(p);
 	p = xasprintf("%s/matrix.conf", dir);
-	{
-		static const char conf[] = "format 1\nsymbols EXPERT KCMP CHECKPOINT_RESTORE DRM "
-					   "EPOLL\narches x86_64\nvariants v3\n";
-
-		write_file_atomic(p, conf, sizeof(conf) - 1);
-	}
+	write_file_atomic(p, conf, strlen(conf));
 	free(p);
 	p = xasprintf("%s/arches.conf", dir);
 	write_file_atomic(p, arches, strlen(arches));
@@ -56,6 +55,11 @@ static const char *load_with_arches(const char *arches)
 	return err;
 }
 
+static const char *load_with_arches(const char *arches)
+{
+	return load_with(good_conf, arches);
+}
+
 TEST(matrix_arches_errors)
 {
 	CHECK_CONTAINS(load_with_arches("arch x86_64\n"), "expected 'format 1'");
@@ -67,4 +71,71 @@ TEST(matrix_arches_errors)
 		       "arches.conf:3: unknown arch attribute 'colour'");
 	CHECK_CONTAINS(load_with_arches("format 1\nmachine x86_64\n"),
 		       "arches.conf:2: expected 'arch NAME'");
+}
+
+/* Guests get no network and no host files: arches.conf cannot give them any. */
+TEST(matrix_qemu_lines_keep_guests_isolated)
+{
+	static const char head[] = "format 1\narch x86_64\n\tkernel-arch x86_64\n\tcross-compile -\n"
+				   "\tmake-target bzImage\n\timage arch/x86/boot/bzImage\n\tconsole ttyS0\n"
+				   "\tboot-timeout 60\n";
+	static const struct {
+		const char *qemu, *message;
+	} lines[] = {
+		{ "qemu-system-x86_64 -nic none -serial stdio", "(loaded)" },
+		{ "qemu-system-x86_64 -nic user", "qemu option '-nic' would give the guest a network" },
+		{ "qemu-system-x86_64 -drive file=/etc/passwd", "qemu option '-drive'" },
+		{ "qemu-system-x86_64 -virtfs local,path=/", "qemu option '-virtfs'" },
+		{ "qemu-system-x86_64 -netdev user,id=n", "qemu option '-netdev'" },
+	};
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		char *arches = xasprintf("%s\tqemu %s\n", head, lines[i].qemu);
+
+		CHECK_CONTAINS(load_with_arches(arches), lines[i].message);
+		free(arches);
+	}
+}
+
+/* Names become path parts under results/ and the cache: no way out of them. */
+TEST(matrix_names_are_plain_words)
+{
+	CHECK_CONTAINS(load_with("format 1\nsymbols EXPERT KCMP\narches x86_64\nvariants ../../etc\n",
+				 "format 1\n"),
+		       "matrix.conf:4: '../../etc' is not a plain name");
+	CHECK_CONTAINS(load_with("format 1\nsymbols EXPERT KCMP\narches x86_64/..\nvariants v3\n",
+				 "format 1\n"),
+		       "matrix.conf:3: 'x86_64/..' is not a plain name");
+	CHECK_CONTAINS(load_with("format 1\nsymbols EXPERT KCMP\narches x86_64\nvariants v3\nbase -x\n",
+				 "format 1\n"),
+		       "'-x' is not a plain name");
+}
+
+/* No string from a config, rules file, patch or console reaches a shell: the harness starts
+ * programs only through spawn.c, with an argv, never through system(), popen() or sh -c. */
+TEST(harness_never_starts_a_shell)
+{
+	DIR *d = opendir("harness");
+	struct dirent *e;
+	int files = 0;
+
+	CHECK(d != NULL);
+	while (d && (e = readdir(d))) {
+		char *path, *text;
+
+		if (!strstr(e->d_name, ".c"))
+			continue;
+		path = xasprintf("harness/%s", e->d_name);
+		text = read_file(path, NULL);
+		files++;
+		CHECK(text && !strstr(text, "system(") && !strstr(text, "popen(") &&
+		      !strstr(text, "\"/bin/sh\"") && !strstr(text, "\"sh\""));
+		if (text && strstr(e->d_name, "spawn.c") == NULL)
+			CHECK(!strstr(text, "fork(") && !strstr(text, "execv") && !strstr(text, "execl"));
+		free(text);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	CHECK(files > 10);
 }
