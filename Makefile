@@ -19,12 +19,14 @@ RESULTS  ?= results
 JOBS     ?=
 FORCE    ?=
 SHARD    ?=
+CC_WRAPPER ?=
 PREVIOUS ?=
 ARGS     ?=
 HARNESS_ARGS = $(if $(ARCH),--arch $(ARCH)) $(if $(VARIANTS),--variants $(VARIANTS)) \
 	$(if $(ONLY),--only '$(ONLY)') $(if $(KSRC),--ksrc $(KSRC)) $(if $(CACHE),--cache $(CACHE)) \
 	$(if $(JOBS),--jobs $(JOBS)) $(if $(FORCE),--force $(FORCE)) $(if $(SHARD),--shard $(SHARD)) \
-	$(if $(PREVIOUS),--previous $(PREVIOUS)) --results $(RESULTS) $(ARGS)
+	$(if $(PREVIOUS),--previous $(PREVIOUS)) $(if $(CC_WRAPPER),--cc-wrapper '$(CC_WRAPPER)') \
+	--results $(RESULTS) $(ARGS)
 
 # make cell / make shell: one cell, named in full; its results go apart from the matrix's.
 VARIANT  ?=
@@ -83,7 +85,7 @@ diff: $(BUILD)/kcmp-matrix
 
 merge: $(BUILD)/kcmp-matrix
 	@test -n "$(SHARDS)" || { echo "make merge: give SHARDS=\"dir1 dir2 ...\" (each a shard's results)" >&2; exit 2; }
-	$(BUILD)/kcmp-matrix merge --results $(RESULTS) $(SHARDS)
+	$(BUILD)/kcmp-matrix merge --results $(RESULTS) $(if $(PREVIOUS),--previous $(PREVIOUS)) $(SHARDS)
 
 # The tests also need a browser for the page and xmllint for the JUnit schema.
 test: deps $(BUILD)/unit-tests $(BUILD)/e2e-tests $(BUILD)/kcmp-matrix-san

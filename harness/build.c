@@ -25,6 +25,8 @@ static int make_args(const struct build_ctx *b, const char **argv, char **own, i
 	argv[n++] = own[k++] = xasprintf("O=%s", b->build_dir);
 	argv[n++] = own[k++] = xasprintf("ARCH=%s", b->arch->kernel_arch);
 	argv[n++] = own[k++] = xasprintf("CROSS_COMPILE=%s", b->arch->cross_compile);
+	if (b->cc_wrapper)
+		argv[n++] = own[k++] = xasprintf("CC=%s %sgcc", b->cc_wrapper, b->arch->cross_compile);
 	for (int i = 0; i < nextra; i++)
 		argv[n++] = own[k++] = extra[i];
 	argv[n] = NULL;

@@ -17,6 +17,7 @@ struct build_ctx {
 	const char *src;	/* the source tree (a variant's tree) */
 	const struct arch *arch;
 	const char *make;	/* the make program */
+	const char *cc_wrapper;	/* ccache, distcc...: CC="<wrapper> <cross>gcc"; NULL: none */
 	int jobs;
 	char *build_dir;	/* O= */
 	char *work_dir;		/* configs and logs of this (tree, variant, arch) */

@@ -52,6 +52,8 @@ static const char usage[] =
 	"  -j, --jobs N        make -j (default: number of CPUs)\n"
 	"  --boot-timeout S    seconds per boot, overriding matrix/arches.conf\n"
 	"  --make PROG         make program (default make)\n"
+	"  --cc-wrapper CMD    compile through CMD: ccache, distcc (make CC=\"CMD <cross>gcc\");\n"
+	"                      kernels are keyed by the compiler, not the wrapper\n"
 	"  --qemu PROG         QEMU program for every arch (for tests)\n"
 	"  --force WHAT        boot: boot every kernel again; all: start cold, reuse nothing\n"
 	"  --shard K/N         run only the K-th of N equal slices of the cells (for CI runners)\n"
@@ -127,7 +129,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 {
 	enum { O_ARCH = 256, O_VARIANTS, O_ONLY, O_KSRC, O_TARBALL, O_CACHE, O_RESULTS, O_MATRIX,
 	       O_PATCHES, O_GUEST, O_TIMEOUT, O_MAKE, O_QEMU, O_FORCE, O_SHARD, O_PREVIOUS,
-	       O_SINGLE, O_SHELL, O_BUSYBOX };
+	       O_SINGLE, O_SHELL, O_BUSYBOX, O_CC_WRAPPER };
 	static const struct option longopts[] = {
 		{ "arch", required_argument, NULL, O_ARCH },
 		{ "variants", required_argument, NULL, O_VARIANTS },
@@ -149,6 +151,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "single", no_argument, NULL, O_SINGLE },
 		{ "shell", no_argument, NULL, O_SHELL },
 		{ "busybox", required_argument, NULL, O_BUSYBOX },
+		{ "cc-wrapper", required_argument, NULL, O_CC_WRAPPER },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -183,6 +186,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case O_SINGLE: o->single = 1; break;
 		case O_SHELL: o->shell = o->single = 1; break;
 		case O_BUSYBOX: o->busybox = *optarg ? optarg : NULL; break;
+		case O_CC_WRAPPER: o->run.cc_wrapper = *optarg ? optarg : NULL; break;
 		case 'h': fputs(usage, stdout); exit(0);
 		default: fputs(usage, stderr); exit(EXIT_HARNESS);
 		}
@@ -336,7 +340,7 @@ static void copy_cell_files(const struct matrix *m, const struct plan *p, const 
  * one N must be there, once. */
 static int merge_command(const struct options *o, const struct matrix *m)
 {
-	struct plan all = { 0 };
+	struct plan all = { 0 }, previous = { 0 };
 	struct run_info ri = { 0 };
 	int n = 0, nshard = 0, seen[1024] = { 0 };
 	char err[2048], *table;
@@ -371,7 +375,13 @@ static int merge_command(const struct options *o, const struct matrix *m)
 		    "them", nshard, n);
 	if (plan_index(m, &all, err, sizeof(err)))
 		die("merge: %s", err);
-	write_results(o, m, &all, &ri, NULL);
+	if (o->previous) {
+		struct run_info unused = { 0 };
+
+		load_run(o->previous, m, &previous, &unused);
+	}
+	write_results(o, m, &all, &ri, o->previous ? &previous : NULL);
+	plan_free(&previous);
 	table = report_table(m, &all);
 	fputs(table, stdout);
 	free(table);

@@ -531,7 +531,8 @@ static int run_group(struct group *g, struct plan *p, char *err, size_t errlen)
 			cells[n++] = &p->cell[i];
 	order = xcalloc((size_t)n, sizeof(*order));
 	g->b = (struct build_ctx){ .src = g->vt->path, .arch = &g->m->arch[g->arch],
-				   .make = g->o->make, .jobs = g->o->jobs };
+				   .make = g->o->make, .cc_wrapper = g->o->cc_wrapper,
+				   .jobs = g->o->jobs };
 	g->b.build_dir = xasprintf("%s/build/%s/%s/%s", g->o->cache_dir, g->t->tag, vname, aname);
 	g->b.work_dir = xasprintf("%s/work/%s/%s/%s", g->o->cache_dir, g->t->tag, vname, aname);
 	g->kernel_kind = kernel_kind(g->t, g->m, g->variant, g->arch);

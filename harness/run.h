@@ -28,6 +28,7 @@ struct run_opts {
 	const char *results_dir;
 	const char *cache_dir;
 	const char *make;		/* make program */
+	const char *cc_wrapper;		/* compiler wrapper (ccache, distcc), or NULL */
 	const char *qemu;		/* overrides every arch's QEMU program (tests) */
 	int jobs;
 	double boot_timeout;		/* overrides the arches' boot-timeout when > 0 */
