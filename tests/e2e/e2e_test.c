@@ -720,6 +720,27 @@ TEST(e2e_page_in_a_browser)
 	run_free(&r);
 }
 
+/* matrix.ktap is KTAP the kernel's own tools read: kunit.py parse (from the tree) counts the
+ * cells as tests and their verdicts. */
+TEST(e2e_ktap_summary_reads_in_kunit_tool)
+{
+	struct run r = harness_run("ktap", (const char *[]){ "--only", FIVE, NULL });
+	char *kunit = xasprintf("%s/src/linux-source-6.1/tools/testing/kunit/kunit.py", cache);
+	char *ktap = xasprintf("%s/matrix.ktap", r.results), *out;
+	int status;
+
+	CHECK(r.status == 0);
+	out = tool_run("kunit-parse", (const char *[]){ "python3", kunit, "parse", ktap, NULL },
+		       &status);
+	CHECK(status == 0);
+	CHECK_CONTAINS(out, "[PASSED] arm64 v3 " VIA_DRM);
+	CHECK_CONTAINS(out, "Ran 10 tests: passed: 10");
+	free(out);
+	free(ktap);
+	free(kunit);
+	run_free(&r);
+}
+
 /* make cell: one cell named in full, with its reproducer; a partial name is refused. make
  * shell: that cell's kernel with busybox as /bin/sh, driven through the serial console. */
 TEST(e2e_one_cell_and_its_shell)
