@@ -77,7 +77,9 @@ cell: deps $(BUILD)/kcmp-matrix
 
 shell: deps $(BUILD)/kcmp-matrix
 	$(need_cell)
-	$(BUILD)/kcmp-matrix $(CELL_ARGS) --shell $(if $(BUSYBOX),--busybox $(BUSYBOX))
+	@bb='$(BUSYBOX)'; [ -n "$$bb" ] || bb=$$(CACHE='$(CACHE)' scripts/fetch-busybox '$(ARCH)') && \
+	echo "$(BUILD)/kcmp-matrix $(CELL_ARGS) --shell --busybox $$bb" && \
+	$(BUILD)/kcmp-matrix $(CELL_ARGS) --shell --busybox "$$bb"
 
 diff: $(BUILD)/kcmp-matrix
 	@test -n "$(OLD)" || { echo "make diff: give OLD=path/to/previous/matrix.json" >&2; exit 2; }
