@@ -6,6 +6,7 @@
 #            compile work no schedule can avoid
 #   naive    what building every cell from clean would cost: cells x that arch's clean build
 #   warm     the same matrix again with nothing changed
+#   touched  one patch of one variant edited: what is rebuilt and rebooted
 # The harness prints the per-run figures itself (its "summary:" line); this script only runs it
 # and does the arithmetic. Settings: VARIANTS, ARCH, BENCH_CACHE, JOBS.
 set -eu
@@ -48,6 +49,20 @@ start=$(date +%s.%N)
 end=$(date +%s.%N)
 warm=$(echo "$end - $start" | bc)
 
+# touched: v1's series gets one more patch (a comment at the end of kernel/kcmp.c). Only v1's
+# kernels change; each rebuilds incrementally in the warm build directory.
+touched=$out/touched-patches
+rm -rf "$touched"
+cp -r kernel-patch "$touched"
+v1_kcmp=$(ls -d "$cache"/run/trees/*/v1)/kernel/kcmp.c
+{ cat "$v1_kcmp"; echo "/* kcmp-matrix bench: a touched patch */"; } > "$out/kcmp.c.touched"
+diff -u --label a/kernel/kcmp.c --label b/kernel/kcmp.c "$v1_kcmp" "$out/kcmp.c.touched" \
+	> "$touched/v1/9999-bench-touch.patch" || true
+echo 9999-bench-touch.patch >> "$touched/v1/series"
+# shellcheck disable=SC2086
+"$harness" --cache "$cache/run" --results "$out/touched" --patches "$touched" $args \
+	>"$out/touched.table" 2>"$out/touched.log" || true
+
 # naive: every cell a clean build of its arch, plus its boot
 naive=0
 for arch in $(sed -n 's/^arches //p' matrix/matrix.conf); do
@@ -69,5 +84,6 @@ echo "warm rerun seconds:   $warm"
 echo "warm kernels built:   $(field "$out/warm.log" built)"
 echo "warm boots:           $(field "$out/warm.log" boots)"
 echo "same table warm/cold: $(cmp -s "$out/cold.table" "$out/warm.table" && echo yes || echo NO)"
+echo "touched v1 patch:     $(field "$out/touched.log" built) kernels rebuilt in $(field "$out/touched.log" compile) s, $(field "$out/touched.log" boots) boots, wall $(field "$out/touched.log" wall) s"
 echo "peak harness RSS KiB: $(field "$out/cold.log" RSS)"
 echo "cache size MiB:       $(du -sm "$cache/run" | cut -f1)"

@@ -1,6 +1,7 @@
 /* build: everything that runs the kernel's make: the base config, each cell's resolved config,
- * and the kernel itself. One build directory per (tree, variant, arch) is reused for every
- * cell, so Kbuild recompiles only what a cell's config changes.
+ * and the kernel itself. Config targets run in a small directory per (tree, variant, arch);
+ * kernels in one build directory per (tree, arch), reused for every cell of every variant, so
+ * Kbuild recompiles only what a cell's config or variant changes.
  *
  * Each kernel is built with KBUILD_BUILD_TIMESTAMP=kcmpm-<config tag>, so its version string
  * (uname -v, the "Linux version" banner) names the configuration it was built from, and a

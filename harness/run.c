@@ -12,6 +12,7 @@
 #include "spawn.h"
 #include "util.h"
 #include "variant.h"
+#include "worktree.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -42,7 +43,24 @@ struct group {
 	char *kernel_kind;		/* cache kind of this group's kernels */
 	int sysvipc;			/* the base has SYSVIPC */
 	struct progress *pg;		/* the run's progress display */
-	int nbuild;			/* distinct kernels this group needs */
+	struct arch_build *ab;		/* the arch's worktree and build directory */
+	struct cell **cells;		/* this group's cells */
+	int ncell;
+};
+
+/* What every variant of one arch shares while its kernels build: the worktree (switched to
+ * each kernel's variant) and the one build directory, and how far the builds are. */
+struct arch_build {
+	struct worktree wt;
+	struct build_ctx b;
+	int nbuild, built;
+};
+
+/* One kernel to build: a representative cell of a group. */
+struct kernel_job {
+	struct group *g;
+	int rep;		/* index into g->cells */
+	unsigned rank;
 };
 
 /* A cached text, or NULL on a miss or when this group may not reuse the cache. */
@@ -147,30 +165,35 @@ static unsigned gray_rank(const struct group *g, const struct cell *c)
 	return rank;
 }
 
-/* Fills order[] with one representative cell index per distinct config, in Gray order;
- * returns how many. Cells whose config failed to resolve build nothing. */
-static int order_builds(const struct group *g, struct cell **cells, int n, int *order)
+/* Adds one job per distinct config of the group to jobs (cells whose config failed to
+ * resolve build nothing); returns the new count. */
+static int add_jobs(struct group *g, struct kernel_job *jobs, int k)
 {
-	int k = 0;
+	int first = k;
 
-	for (int i = 0; i < n; i++) {
-		int dup = cells[i]->status != CELL_PENDING;
+	for (int i = 0; i < g->ncell; i++) {
+		int dup = g->cells[i]->status != CELL_PENDING;
 
-		for (int j = 0; j < k && !dup; j++)
-			dup = !strcmp(cells[order[j]]->config_tag, cells[i]->config_tag);
+		for (int j = first; j < k && !dup; j++)
+			dup = !strcmp(g->cells[jobs[j].rep]->config_tag, g->cells[i]->config_tag);
 		if (!dup)
-			order[k++] = i;
+			jobs[k++] = (struct kernel_job){ .g = g, .rep = i,
+							 .rank = gray_rank(g, g->cells[i]) };
 	}
-	/* insertion sort: at most 2^MAX_SYMBOLS entries */
-	for (int i = 1; i < k; i++)
-		for (int j = i; j > 0 && gray_rank(g, cells[order[j - 1]]) >
-					 gray_rank(g, cells[order[j]]); j--) {
-			int t = order[j];
-
-			order[j] = order[j - 1];
-			order[j - 1] = t;
-		}
 	return k;
+}
+
+/* Build order over all variants of an arch: by Gray rank (see gray_rank), and within one rank
+ * by variant, forwards on even ranks and backwards on odd ones, so consecutive kernels differ
+ * in as few symbols as possible and the worktree switches variant as rarely as it can. */
+static int job_order(const void *a, const void *b)
+{
+	const struct kernel_job *x = a, *y = b;
+	int vx = x->g->variant, vy = y->g->variant;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->rank & 1 ? vy - vx : vx - vy;
 }
 
 /* The last lines of a build log, for the cell's directory. */
@@ -370,9 +393,10 @@ static int reuse_kernel(const struct group *g, const char *tag, struct build_out
 	return 1;
 }
 
-static int build_and_boot(struct group *g, struct cell **cells, int n, int k, int rep,
-			  char *err, size_t errlen)
+static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 {
+	struct cell **cells = g->cells;
+	int n = g->ncell;
 	const char *tag = cells[rep]->config_tag;
 	char *config = xasprintf("%s/config", cells[rep]->dir);
 	char *image = cache_file(g->o->cache_dir, g->kernel_kind, tag, "image");
@@ -381,11 +405,18 @@ static int build_and_boot(struct group *g, struct cell **cells, int n, int k, in
 	int cached = reuse_kernel(g, tag, &bo), rc = -1;
 
 	if (!cached) {
-		progress_doing(g->pg, "building %s %s kernel %d of %d (%s)",
-			       g->m->arch[g->arch].name, g->m->variant[g->variant].name, k + 1,
-			       g->nbuild, tag);
-		if (build_kernel(&g->b, config, tag, log, image, &bo, err, errlen))
+		char *id = xasprintf("%s %s", g->m->variant[g->variant].name, g->vt->stamp);
+		int switched = worktree_switch(&g->ab->wt, g->vt->path, id, err, errlen);
+
+		free(id);
+		if (switched)
 			goto out;
+		progress_doing(g->pg, "building %s %s kernel %d of %d (%s)",
+			       g->m->arch[g->arch].name, g->m->variant[g->variant].name,
+			       g->ab->built + 1, g->ab->nbuild, tag);
+		if (build_kernel(&g->ab->b, config, tag, log, image, &bo, err, errlen))
+			goto out;
+		g->ab->built++;
 		if (g->identity) {
 			if (!bo.ok)
 				cache_put_text(g, g->kernel_kind, tag, "failed", bo.first_error);
@@ -520,61 +551,136 @@ char *run_kernel_image(const struct run_opts *o, const struct matrix *m, const s
 	return path;
 }
 
-static int run_group(struct group *g, struct plan *p, char *err, size_t errlen)
+/* The group's configs: its base, then every cell's resolved config (both from the cache when
+ * they were made before). Config targets run in the variant's own tree and a small build
+ * directory of their own; kernels are built elsewhere (struct arch_build). */
+static int config_group(struct group *g, struct plan *p, char *err, size_t errlen)
 {
 	const char *vname = g->m->variant[g->variant].name, *aname = g->m->arch[g->arch].name;
-	struct cell **cells = xcalloc((size_t)p->ncell, sizeof(*cells));
-	int n = 0, rc = -1, *order;
 
+	g->cells = xcalloc((size_t)p->ncell, sizeof(*g->cells));
 	for (int i = 0; i < p->ncell; i++)
 		if (p->cell[i].variant == g->variant && p->cell[i].arch == g->arch)
-			cells[n++] = &p->cell[i];
-	order = xcalloc((size_t)n, sizeof(*order));
+			g->cells[g->ncell++] = &p->cell[i];
 	g->b = (struct build_ctx){ .src = g->vt->path, .arch = &g->m->arch[g->arch],
 				   .make = g->o->make, .cc_wrapper = g->o->cc_wrapper,
 				   .jobs = g->o->jobs };
-	g->b.build_dir = xasprintf("%s/build/%s/%s/%s", g->o->cache_dir, g->t->tag, vname, aname);
+	g->b.build_dir = xasprintf("%s/kconfig/%s/%s/%s", g->o->cache_dir, g->t->tag, vname, aname);
 	g->b.work_dir = xasprintf("%s/work/%s/%s/%s", g->o->cache_dir, g->t->tag, vname, aname);
 	g->kernel_kind = kernel_kind(g->t, g->m, g->variant, g->arch);
 	g->identity = g->t->identity;
-	if (g->o->force == FORCE_ALL)
-		remove_tree(g->b.build_dir);
 	if (mkdir_p(g->b.work_dir)) {
 		snprintf(err, errlen, "cannot create '%s': %s", g->b.work_dir, strerror(errno));
-		goto out;
+		return -1;
 	}
-	progress_doing(g->pg, "%s %s: base config and %d cell configs", aname, vname, n);
+	progress_doing(g->pg, "%s %s: base config and %d cell configs", aname, vname, g->ncell);
 	g->base = base_config(g, err, errlen);
 	if (!g->base)
-		goto out;
+		return -1;
 	g->sysvipc = kconfig_bool(g->base, "SYSVIPC", 1) == 'y';
-	for (int i = 0; i < n; i++) {
-		cells[i]->dir = cell_dir(g, cells[i]);
-		if (mkdir_p(cells[i]->dir)) {
-			snprintf(err, errlen, "cannot create '%s': %s", cells[i]->dir, strerror(errno));
-			goto out;
+	for (int i = 0; i < g->ncell; i++) {
+		struct cell *c = g->cells[i];
+
+		c->dir = cell_dir(g, c);
+		if (mkdir_p(c->dir)) {
+			snprintf(err, errlen, "cannot create '%s': %s", c->dir, strerror(errno));
+			return -1;
 		}
-		if (resolve_cell(g, cells[i], err, errlen))
-			goto out;
-		if (cells[i]->status == CELL_CONFIG_FAIL) {
-			plan_apply_xfail(g->m, cells[i]);
-			cell_done(g, cells[i]);
+		if (resolve_cell(g, c, err, errlen))
+			return -1;
+		if (c->status == CELL_CONFIG_FAIL) {
+			plan_apply_xfail(g->m, c);
+			cell_done(g, c);
 		}
 	}
-	g->nbuild = order_builds(g, cells, n, order);
-	progress_line(g->pg, 0, "%s %s: %d cells need %d distinct kernels", aname,
-		      vname, n, g->nbuild);
-	for (int k = 0; k < g->nbuild; k++)
-		if (build_and_boot(g, cells, n, k, order[k], err, errlen))
-			goto out;
-	rc = 0;
-out:
-	free(cells);
+	return 0;
+}
+
+static void group_free(struct group *g)
+{
+	free(g->cells);
 	free(g->kernel_kind);
-	free(order);
 	free(g->b.build_dir);
 	free(g->b.work_dir);
 	free(g->base);
+}
+
+/* The files any variant's series touches: what the worktree switches. */
+static char **variant_files(const struct matrix *m)
+{
+	char **all = xcalloc(1, sizeof(*all));
+	int n = 0;
+
+	for (int v = 0; v < m->nvariant; v++) {
+		char err[256], **series = variant_series(m->variant[v].patch_dir, err, sizeof(err));
+
+		for (int i = 0; series && series[i]; i++) {
+			char *text = read_file(series[i], NULL), **files = variant_patched_files(text);
+
+			for (int f = 0; files[f]; f++) {
+				all = xrealloc(all, (size_t)(n + 2) * sizeof(*all));
+				all[n++] = xstrdup(files[f]);
+				all[n] = NULL;
+			}
+			variant_free_list(files);
+			free(text);
+		}
+		variant_free_list(series);
+	}
+	return all;
+}
+
+/* Every cell of one arch: each variant's configs, then all the arch's distinct kernels in one
+ * order through one worktree and build directory, each booted as soon as it is built. */
+static int run_arch(const struct run_opts *o, const struct matrix *m, const struct tree *t,
+		    struct plan *p, int a, const struct variant_tree *vts, int (*exists)[MAX_SYMBOLS],
+		    struct arch_tools *tools, struct progress *pg, char *err, size_t errlen)
+{
+	struct group groups[m->nvariant];
+	struct arch_build ab = { 0 };
+	struct kernel_job *jobs = xcalloc((size_t)p->ncell, sizeof(*jobs));
+	char **files = variant_files(m);
+	int ngroup = 0, njob = 0, rc = -1;
+
+	if (worktree_prepare(&ab.wt, o->cache_dir, t, m->arch[a].name, files, err, errlen))
+		goto out;
+	ab.b = (struct build_ctx){ .src = ab.wt.path, .arch = &m->arch[a], .make = o->make,
+				   .cc_wrapper = o->cc_wrapper, .jobs = o->jobs };
+	ab.b.build_dir = xasprintf("%s/build/%s/%s", o->cache_dir, t->tag, m->arch[a].name);
+	ab.b.work_dir = xasprintf("%s/work/%s/%s", o->cache_dir, t->tag, m->arch[a].name);
+	if (o->force == FORCE_ALL)
+		remove_tree(ab.b.build_dir);
+	for (int v = 0; v < m->nvariant; v++) {
+		struct group *g = &groups[ngroup];
+		int any = 0;
+
+		for (int i = 0; i < p->ncell && !any; i++)
+			any = p->cell[i].variant == v && p->cell[i].arch == a;
+		if (!any || !vts[v].path)
+			continue;
+		*g = (struct group){ .o = o, .m = m, .t = t, .vt = &vts[v], .exists = exists[v],
+				     .variant = v, .arch = a, .tools = tools, .pg = pg, .ab = &ab };
+		ngroup++;
+		if (config_group(g, p, err, errlen))
+			goto out;
+		njob = add_jobs(g, jobs, njob);
+	}
+	qsort(jobs, (size_t)njob, sizeof(*jobs), job_order);
+	ab.nbuild = njob;
+	progress_line(pg, 0, "%s: %d distinct kernels for %d variants", m->arch[a].name, njob,
+		      ngroup);
+	for (int k = 0; k < njob; k++)
+		if (build_and_boot(jobs[k].g, jobs[k].rep, err, errlen))
+			goto out;
+	rc = 0;
+out:
+	for (int i = 0; i < ngroup; i++)
+		group_free(&groups[i]);
+	variant_free_list(files);
+	worktree_free(&ab.wt);
+	free(ab.b.build_dir);
+	free(ab.b.work_dir);
+	free(jobs);
 	return rc;
 }
 
@@ -582,45 +688,45 @@ int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree
 	     struct plan *p, char *err, size_t errlen)
 {
 	struct arch_tools tools[m->narch];
+	struct variant_tree vts[m->nvariant];
+	int exists[m->nvariant][MAX_SYMBOLS];
 	struct progress pg;
 	int rc = 0;
 
 	memset(tools, 0, sizeof(tools));
+	memset(vts, 0, sizeof(vts));
 	progress_init(&pg, stderr, p->ncell, -1);
 	spawn_note_finished(0, p->ncell);
 	spawn_set_tick(progress_tick, &pg);
 	for (int v = 0; v < m->nvariant && rc == 0; v++) {
-		struct variant_tree vt;
-		int exists[MAX_SYMBOLS], any = 0;
+		int any = 0;
 
 		for (int i = 0; i < p->ncell && !any; i++)
 			any = p->cell[i].variant == v;
 		if (!any)
 			continue;
-		if (variant_prepare(m->variant[v].patch_dir, m->variant[v].name, t, o->cache_dir, &vt,
-				    err, errlen)) {
-			rc = -1;
-			break;
-		}
-		tree_find_symbols(vt.path, m->nsym, (const char *const *)m->sym, exists);
-		for (int a = 0; a < m->narch && rc == 0; a++) {
-			struct group g = { .o = o, .m = m, .t = t, .vt = &vt, .exists = exists,
-					   .variant = v, .arch = a, .tools = &tools[a], .pg = &pg };
+		progress_doing(&pg, "%s: its tree", m->variant[v].name);
+		rc = variant_prepare(m->variant[v].patch_dir, m->variant[v].name, t, o->cache_dir,
+				     &vts[v], err, errlen);
+		if (rc == 0)
+			tree_find_symbols(vts[v].path, m->nsym, (const char *const *)m->sym,
+					  exists[v]);
+	}
+	for (int a = 0; a < m->narch && rc == 0; a++) {
+		int any = 0;
 
-			any = 0;
-			for (int i = 0; i < p->ncell && !any; i++)
-				any = p->cell[i].variant == v && p->cell[i].arch == a;
-			if (!any)
-				continue;
-			if (!tools[a].initramfs)
-				rc = arch_tools_prepare(o, &m->arch[a], &tools[a], err, errlen);
-			if (rc == 0)
-				rc = run_group(&g, p, err, errlen);
-		}
-		variant_tree_free(&vt);
+		for (int i = 0; i < p->ncell && !any; i++)
+			any = p->cell[i].arch == a;
+		if (!any)
+			continue;
+		rc = arch_tools_prepare(o, &m->arch[a], &tools[a], err, errlen);
+		if (rc == 0)
+			rc = run_arch(o, m, t, p, a, vts, exists, &tools[a], &pg, err, errlen);
 	}
 	spawn_set_tick(NULL, NULL);
 	progress_end(&pg);
+	for (int v = 0; v < m->nvariant; v++)
+		variant_tree_free(&vts[v]);
 	for (int a = 0; a < m->narch; a++)
 		free(tools[a].initramfs);
 	return rc;

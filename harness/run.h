@@ -1,7 +1,9 @@
-/* run: the pipeline for one plan. For each (variant, arch): base config, then every cell's
- * resolved config, then one kernel build per distinct config (ordered so each build differs
- * little from the previous one), then a boot and a verdict per cell. Each finished cell's
- * files are written under results/ at once; the tables are written at the end.
+/* run: the pipeline for one plan. For each arch: for each variant, its base config and every
+ * cell's resolved config; then the arch's distinct kernels, all variants together, in one
+ * order (so each build differs little from the previous one in symbols and in variant), built
+ * in one build directory from the arch's worktree (worktree.h), each booted and judged as soon
+ * as it is built. Each finished cell's files are written under results/ at once; the tables
+ * are written at the end.
  *
  * With an immutable tree, every step's product is kept in the content-addressed cache
  * (cache.h), so a rerun, or a run after an interruption, redoes only what changed. Verdicts are
