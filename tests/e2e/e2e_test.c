@@ -1033,6 +1033,58 @@ TEST(e2e_sigkill_mid_build_is_cleaned_up_by_the_next_run)
 	free(pids);
 }
 
+/* Two runs on one cache and results directory: the second waits for the first (a lock) and
+ * says so, and never interleaves with it; both finish with complete results. The slow QEMU
+ * writes each boot's pid to an events file, and the first run's end is written there too:
+ * exactly the first run's five boots come before it. */
+TEST(e2e_second_run_waits_for_the_first)
+{
+	char *results = xasprintf("%s/two-runs", scratch), *events = xasprintf("%s/two-runs.events", scratch);
+	const char *argv[] = { harness, "--cache", cache, "--results", results, "--variants", "v3",
+			       "--arch", "x86_64", "--only", FIVE, "--qemu",
+			       "tests/fakes/qemu-slow-x86_64", "--force", "boot", NULL };
+	char *line = spawn_format_argv(argv);
+	char *script = xasprintf("%s > %s/first.log 2>&1 & first=$!\n"
+				 "until grep -q booting %s/first.log 2>/dev/null; do sleep 0.05; done\n"
+				 "{ %s > %s/second.log 2>&1; echo second=$? >> %s/second.log; } &\n"
+				 "wait $first; echo first=$? >> %s/first.log; echo first-ended >> %s\n"
+				 "wait; cat %s/first.log %s/second.log\n",
+				 line, scratch, scratch, line, scratch, scratch, scratch, events, scratch,
+				 scratch);
+	char *out, *tsv, *path = xasprintf("%s/matrix.tsv", results), *ev, *end;
+	int status, lines = 0, before = 0, after = 0;
+
+	setenv("KCMPM_TEST_PIDS", events, 1);
+	out = tool_run("two-runs", (const char *[]){ "sh", "-c", script, NULL }, &status);
+	unsetenv("KCMPM_TEST_PIDS");
+	CHECK_CONTAINS(out, "first=0");
+	CHECK_CONTAINS(out, "second=0");
+	CHECK_CONTAINS(out, "another kcmp-matrix run is using '");
+	CHECK_CONTAINS(out, "'; waiting for it to finish");
+	ev = read_file(events, NULL);
+	end = ev ? strstr(ev, "first-ended\n") : NULL;
+	CHECK(end != NULL);
+	for (char *p = ev; end && *p; p++)
+		if (*p == '\n' && p < end)
+			before++;
+		else if (*p == '\n')
+			after++;
+	printf("# boots before the first run ended: %d, after: %d\n", before, after - 1);
+	CHECK(before == 5 && after - 1 == 5);
+	tsv = read_file(path, NULL);
+	for (char *p = tsv; p && *p; p++)
+		lines += *p == '\n';
+	CHECK(lines == 6);
+	free(ev);
+	free(tsv);
+	free(path);
+	free(out);
+	free(script);
+	free(line);
+	free(events);
+	free(results);
+}
+
 /* A full disk during a build is the machine's problem, not a kernel verdict: exit 2 with the
  * reason, and the results already there are kept. */
 TEST(e2e_full_disk_exits_2_and_keeps_results)
