@@ -117,24 +117,83 @@ out:
 	return text;
 }
 
-char *build_resolve(const struct build_ctx *b, const char *requested, const char *out_path,
-		    char *err, size_t errlen)
+/* The olddefconfig command of one resolution, its config written where conf will read it. */
+static int resolution_start(const struct build_ctx *b, struct build_resolution *r,
+			    const char **argv, char **own)
 {
-	char *extra[] = { xasprintf("KCONFIG_CONFIG=%s", out_path), xstrdup("olddefconfig") };
-	char *text;
+	char *extra[] = { xasprintf("KCONFIG_CONFIG=%s", r->out_path), xstrdup("olddefconfig") };
 
-	if (write_file_atomic(out_path, requested, strlen(requested))) {
-		snprintf(err, errlen, "cannot write '%s': %s", out_path, strerror(errno));
-		free(extra[0]);
-		free(extra[1]);
-		return NULL;
+	make_args(b, argv, own, 2, extra);
+	r->log_path = xasprintf("%s.log", r->out_path);
+	unlink(r->log_path);
+	if (write_file_atomic(r->out_path, r->requested, strlen(r->requested))) {
+		snprintf(r->err, sizeof(r->err), "cannot write '%s': %s", r->out_path,
+			 strerror(errno));
+		return -1;
 	}
-	if (run_config(b, 2, extra, err, errlen))
-		return NULL;
-	text = read_file(out_path, NULL);
-	if (!text)
-		snprintf(err, errlen, "olddefconfig left no '%s'", out_path);
-	return text;
+	return 0;
+}
+
+static void resolution_finish(const struct build_ctx *b, struct build_resolution *r,
+			      const struct spawn_result *res)
+{
+	if (res->status) {
+		snprintf(r->err, sizeof(r->err), "'%s olddefconfig' failed for %s with status %d; "
+			 "see %s", b->make, b->arch->name, res->status, r->log_path);
+		return;
+	}
+	r->text = read_file(r->out_path, NULL);
+	if (!r->text)
+		snprintf(r->err, sizeof(r->err), "olddefconfig left no '%s'", r->out_path);
+}
+
+/* The resolutions run b->jobs at once: each is a short, single-threaded make, and a matrix
+ * has hundreds of them. They share the config directory, which after the base config holds
+ * everything they need built, so they only read it. */
+int build_resolve_all(const struct build_ctx *b, struct build_resolution *r, int n, char *err,
+		      size_t errlen)
+{
+	struct spawn_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
+	struct spawn_result *res = xcalloc((size_t)n, sizeof(*res));
+	const char *(*argv)[MAX_ARGS] = xcalloc((size_t)n, sizeof(*argv));
+	char *(*own)[MAX_ARGS] = xcalloc((size_t)n, sizeof(*own));
+	int nreq = 0, rc = 0;
+	int *index = xcalloc((size_t)n, sizeof(*index));
+
+	for (int i = 0; i < n; i++) {
+		r[i].text = NULL;
+		r[i].err[0] = 0;
+		if (resolution_start(b, &r[i], argv[nreq], own[nreq])) {
+			free_args(own[nreq]);
+			continue;
+		}
+		reqs[nreq] = (struct spawn_req){ .argv = argv[nreq], .log_path = r[i].log_path,
+						 .timeout = 600 };
+		index[nreq++] = i;
+	}
+	if (spawn_run_all(reqs, nreq, b->jobs, res)) {
+		snprintf(err, errlen, "cannot run '%s': %s; install make (apt-get install make)",
+			 b->make, strerror(errno));
+		rc = -1;
+	}
+	for (int k = 0; k < nreq; k++) {
+		if (!rc)
+			resolution_finish(b, &r[index[k]], &res[k]);
+		free_args(own[k]);
+	}
+	free(reqs);
+	free(res);
+	free(argv);
+	free(own);
+	free(index);
+	return rc;
+}
+
+void build_resolution_free(struct build_resolution *r)
+{
+	free(r->text);
+	free(r->log_path);
+	r->text = r->log_path = NULL;
 }
 
 /* Copies the config into the build directory unless it is already there byte for byte. */

@@ -35,9 +35,21 @@ struct build_outcome {
 char *build_base_config(const struct build_ctx *b, const char *fragments, char *err,
 			size_t errlen);
 
-/* Resolves a requested config with olddefconfig into out_path; returns its text or NULL. */
-char *build_resolve(const struct build_ctx *b, const char *requested, const char *out_path,
-		    char *err, size_t errlen);
+/* One cell's config to resolve: requested in, resolved out. */
+struct build_resolution {
+	const char *requested;	/* the config asked for (base with the cell's symbols set) */
+	const char *out_path;	/* where olddefconfig reads it and writes the result */
+	char *text;		/* out: the resolved config, or NULL with err set */
+	char *log_path;		/* out: olddefconfig's output (out_path.log) */
+	char err[512];
+};
+
+/* Resolves n requested configs with olddefconfig, b->jobs at a time. Returns -1 only when make
+ * could not be started (err says why); a resolution's own failure is in its err. Release each
+ * with build_resolution_free. */
+int build_resolve_all(const struct build_ctx *b, struct build_resolution *r, int n, char *err,
+		      size_t errlen);
+void build_resolution_free(struct build_resolution *r);
 
 /* Builds the kernel for the config at config_path into image_out. The log goes to log_path.
  * Returns -1 only when make could not be started at all (err says why). */

@@ -109,30 +109,47 @@ static void config_tag(const struct group *g, const char *config, char out[17])
 	cache_key(out, parts);
 }
 
-static int resolve_cell(struct group *g, struct cell *c, char *err, size_t errlen)
+/* A finished cell: one line for the log and the terminal. */
+static void cell_done(struct group *g, const struct cell *c)
+{
+	char *combo = plan_combo_name(g->m, c->combo);
+	struct progress *pg = g->pg;
+
+	progress_line(pg, 1, "[%3d/%d] %-7s %s %s  build %s%.1fs boot %s%.1fs  %s%s%s", pg->done + 1,
+		      pg->total, g->m->arch[c->arch].name, g->m->variant[c->variant].name, combo,
+		      c->kernel_cached ? "cached " : "", c->build_seconds,
+		      c->boot_cached ? "cached " : "", c->boot_seconds, cell_status_name(c->status),
+		      c->status == CELL_PASS ? "" : ": ", c->status == CELL_PASS ? "" : c->reason);
+	spawn_note_finished(pg->done, pg->total);
+	free(combo);
+}
+
+/* A cell's requested config (the base with its symbols set) and the cache key of its
+ * resolution. Caller frees. */
+static char *cell_request(const struct group *g, const struct cell *c, char key[17])
 {
 	char *requested = kconfig_set(g->base, g->m->nsym, (const char *const *)g->m->sym,
 				      c->requested);
-	char *combo = plan_combo_name(g->m, c->combo);
-	char *work = xasprintf("%s/%s.config", g->b.work_dir, combo);
-	char *final = xasprintf("%s/config", c->dir);
 	const char *parts[] = { g->identity ? g->identity : "", g->vt->stamp,
 				g->m->arch[g->arch].name, requested, NULL };
-	char key[17], *text;
-	int rc = 0;
 
 	cache_key(key, parts);
-	text = cache_get_text(g, "resolved", key, "config");
-	if (!text) {
-		text = build_resolve(&g->b, requested, work, err, errlen);
-		if (text)
-			cache_put_text(g, "resolved", key, "config", text);
-	}
+	return requested;
+}
+
+/* Takes a cell's resolved config (text) or why it could not be resolved (why): records the
+ * symbols it resolved to and its kernel's tag, and writes it into the cell's directory. */
+static int cell_resolved(struct group *g, struct cell *c, const char *text, const char *why,
+			 char *err, size_t errlen)
+{
+	char *final = xasprintf("%s/config", c->dir);
+	int rc = 0;
 
 	if (!text) {
 		c->status = CELL_CONFIG_FAIL;
-		snprintf(c->reason, sizeof(c->reason), "%s", err);
-		err[0] = 0;
+		snprintf(c->reason, sizeof(c->reason), "%s", why);
+		plan_apply_xfail(g->m, c);
+		cell_done(g, c);
 	} else {
 		for (int s = 0; s < g->m->nsym; s++)
 			c->resolved[s] = kconfig_bool(text, g->m->sym[s], g->exists[s]);
@@ -142,11 +159,52 @@ static int resolve_cell(struct group *g, struct cell *c, char *err, size_t errle
 			rc = -1;
 		}
 	}
-	free(text);
-	free(requested);
-	free(combo);
-	free(work);
 	free(final);
+	return rc;
+}
+
+/* Every cell's resolved config: from the cache, or from olddefconfig (all the group's misses
+ * at once, so they run in parallel) and then cached. */
+static int resolve_cells(struct group *g, char *err, size_t errlen)
+{
+	struct build_resolution *todo = xcalloc((size_t)g->ncell, sizeof(*todo));
+	struct cell **todo_cell = xcalloc((size_t)g->ncell, sizeof(*todo_cell));
+	char (*todo_key)[17] = xcalloc((size_t)g->ncell, sizeof(*todo_key));
+	int ntodo = 0, rc = 0;
+
+	for (int i = 0; i < g->ncell && !rc; i++) {
+		struct cell *c = g->cells[i];
+		char key[17], *requested = cell_request(g, c, key);
+		char *text = cache_get_text(g, "resolved", key, "config");
+
+		if (text) {
+			rc = cell_resolved(g, c, text, NULL, err, errlen);
+			free(requested);
+		} else {
+			char *combo = plan_combo_name(g->m, c->combo);
+
+			todo[ntodo].requested = requested;
+			todo[ntodo].out_path = xasprintf("%s/%s.config", g->b.work_dir, combo);
+			memcpy(todo_key[ntodo], key, sizeof(key));
+			todo_cell[ntodo++] = c;
+			free(combo);
+		}
+		free(text);
+	}
+	if (!rc && ntodo)
+		rc = build_resolve_all(&g->b, todo, ntodo, err, errlen);
+	for (int k = 0; k < ntodo; k++) {
+		if (!rc && todo[k].text)
+			cache_put_text(g, "resolved", todo_key[k], "config", todo[k].text);
+		if (!rc)
+			rc = cell_resolved(g, todo_cell[k], todo[k].text, todo[k].err, err, errlen);
+		free((char *)todo[k].requested);
+		free((char *)todo[k].out_path);
+		build_resolution_free(&todo[k]);
+	}
+	free(todo);
+	free(todo_cell);
+	free(todo_key);
 	return rc;
 }
 
@@ -216,20 +274,6 @@ static void write_log_tail(const char *log_path, const char *out_path, int lines
 	free(log);
 }
 
-/* A finished cell: one line for the log and the terminal. */
-static void cell_done(struct group *g, const struct cell *c)
-{
-	char *combo = plan_combo_name(g->m, c->combo);
-	struct progress *pg = g->pg;
-
-	progress_line(pg, 1, "[%3d/%d] %-7s %s %s  build %s%.1fs boot %s%.1fs  %s%s%s", pg->done + 1,
-		      pg->total, g->m->arch[c->arch].name, g->m->variant[c->variant].name, combo,
-		      c->kernel_cached ? "cached " : "", c->build_seconds,
-		      c->boot_cached ? "cached " : "", c->boot_seconds, cell_status_name(c->status),
-		      c->status == CELL_PASS ? "" : ": ", c->status == CELL_PASS ? "" : c->reason);
-	spawn_note_finished(pg->done, pg->total);
-	free(combo);
-}
 
 /* The console log of a boot, from the cache when this kernel, initramfs, QEMU and command line
  * booted before; otherwise from a real boot, which is then cached. */
@@ -586,14 +630,8 @@ static int config_group(struct group *g, struct plan *p, char *err, size_t errle
 			snprintf(err, errlen, "cannot create '%s': %s", c->dir, strerror(errno));
 			return -1;
 		}
-		if (resolve_cell(g, c, err, errlen))
-			return -1;
-		if (c->status == CELL_CONFIG_FAIL) {
-			plan_apply_xfail(g->m, c);
-			cell_done(g, c);
-		}
 	}
-	return 0;
+	return resolve_cells(g, err, errlen);
 }
 
 static void group_free(struct group *g)

@@ -118,34 +118,6 @@ void spawn_set_tick(void (*tick)(void *arg), void *arg)
 	tick_arg = arg;
 }
 
-/* Waits for pid until the absolute monotonic deadline (0: forever). Returns 1 when it ended
- * (status in *wstatus), 0 at the deadline. Polls when there is a deadline or a tick. */
-static int wait_until(pid_t pid, double deadline, int *wstatus)
-{
-	double step = 0.002, next_tick = now_seconds() + 1;
-	int poll = deadline || tick_fn;
-
-	for (;;) {
-		pid_t r = waitpid(pid, wstatus, poll ? WNOHANG : 0);
-
-		if (r == pid)
-			return 1;
-		if (r < 0 && errno != EINTR)
-			return 1;	/* not our child any more: nothing left to wait for */
-		if (deadline && now_seconds() >= deadline)
-			return 0;
-		if (tick_fn && now_seconds() >= next_tick) {
-			tick_fn(tick_arg);
-			next_tick = now_seconds() + 1;
-		}
-		if (poll) {
-			sleep_seconds(step);
-			if (step < 0.05)
-				step *= 2;
-		}
-	}
-}
-
 /* In the child, between fork and exec: only async-signal-safe calls. The child gets default
  * signal handling, its own process group, stdin from /dev/null, stdout and stderr into the
  * log, and SIGKILL when the harness dies, even by SIGKILL (PR_SET_PDEATHSIG). An exec failure
@@ -210,36 +182,102 @@ static int start_child(const struct spawn_req *req, pid_t *pid)
 	return 0;
 }
 
-int spawn_run(const struct spawn_req *req, struct spawn_result *res)
-{
-	double start = now_seconds();
-	double grace = req->grace > 0 ? req->grace : 2.0;
-	int wstatus = 0;
+/* One child of spawn_run_all that has not ended yet. */
+struct running {
 	pid_t pid;
+	int index;		/* into the requests */
+	double start;
+	double kill_at;		/* when SIGKILL follows the SIGTERM of a timeout; 0: no timeout yet */
+};
 
-	*res = (struct spawn_result){ 0 };
-	if (start_child(req, &pid))
-		return -1;
-	live_set(pid, 1);
-	if (!wait_until(pid, req->timeout > 0 ? start + req->timeout : 0, &wstatus)) {
-		res->timed_out = 1;
-		kill(-pid, SIGTERM);
-		if (!wait_until(pid, now_seconds() + grace, &wstatus)) {
-			kill(-pid, SIGKILL);
-			wait_until(pid, 0, &wstatus);
-		}
-	}
-	/* Whatever the leader did, nothing it started may outlive it. */
-	kill(-pid, SIGKILL);
-	live_set(pid, 0);
-	res->seconds = now_seconds() - start;
+static void decode_status(int wstatus, struct spawn_result *res)
+{
 	if (WIFEXITED(wstatus))
 		res->status = WEXITSTATUS(wstatus);
 	else if (WIFSIGNALED(wstatus))
 		res->status = 128 + WTERMSIG(wstatus);
 	else
 		res->status = 255;
-	return 0;
+}
+
+/* Has this child ended? Then its group is killed (nothing it started may outlive it), its
+ * result filled in, and it is forgotten. */
+static int reap(struct running *r, struct spawn_result *res)
+{
+	int wstatus = 0;
+	pid_t got = waitpid(r->pid, &wstatus, WNOHANG);
+
+	if (got == 0 || (got < 0 && errno == EINTR))
+		return 0;
+	/* got < 0 otherwise: not our child any more, nothing left to wait for */
+	kill(-r->pid, SIGKILL);
+	live_set(r->pid, 0);
+	res->seconds = now_seconds() - r->start;
+	decode_status(got == r->pid ? wstatus : 0, res);
+	return 1;
+}
+
+/* A child past its time limit gets SIGTERM on its group, then SIGKILL after the grace. */
+static void enforce_limit(const struct spawn_req *req, struct running *r, struct spawn_result *res)
+{
+	double now = now_seconds();
+
+	if (!r->kill_at && req->timeout > 0 && now >= r->start + req->timeout) {
+		res->timed_out = 1;
+		kill(-r->pid, SIGTERM);
+		r->kill_at = now + (req->grace > 0 ? req->grace : 2.0);
+	} else if (r->kill_at && now >= r->kill_at) {
+		kill(-r->pid, SIGKILL);
+	}
+}
+
+int spawn_run_all(const struct spawn_req *reqs, int n, int jobs, struct spawn_result *res)
+{
+	struct running run[MAX_LIVE];
+	int next = 0, nrun = 0, start_errno = 0;
+	double step = 0.002, next_tick = now_seconds() + 1;
+
+	jobs = jobs < 1 ? 1 : jobs > MAX_LIVE ? MAX_LIVE : jobs;
+	for (int i = 0; i < n; i++)
+		res[i] = (struct spawn_result){ 0 };
+	for (;;) {
+		while (!start_errno && next < n && nrun < jobs) {
+			struct running *r = &run[nrun];
+
+			*r = (struct running){ .index = next, .start = now_seconds() };
+			if (start_child(&reqs[next], &r->pid)) {
+				start_errno = errno;
+				break;
+			}
+			live_set(r->pid, 1);
+			nrun++;
+			next++;
+		}
+		if (nrun == 0)
+			break;
+		for (int i = 0; i < nrun; i++) {
+			if (reap(&run[i], &res[run[i].index])) {
+				run[i--] = run[--nrun];
+				step = 0.002;
+			} else {
+				enforce_limit(&reqs[run[i].index], &run[i], &res[run[i].index]);
+			}
+		}
+		if (tick_fn && now_seconds() >= next_tick) {
+			tick_fn(tick_arg);
+			next_tick = now_seconds() + 1;
+		}
+		sleep_seconds(step);
+		if (step < 0.05)
+			step *= 2;
+	}
+	errno = start_errno;
+	return start_errno ? -1 : 0;
+}
+
+int spawn_run(const struct spawn_req *req, struct spawn_result *res)
+{
+	return spawn_run_all(req, 1, 1, res);
 }
 
 int spawn_exec(const char *const *argv)

@@ -37,6 +37,11 @@ int spawn_claim_children(const char *owner);
  * be started (errno set: ENOENT for a missing program). */
 int spawn_run(const struct spawn_req *req, struct spawn_result *res);
 
+/* Runs n children, at most jobs of them at once, each as spawn_run would, into res[i]. Returns
+ * -1 (errno set) when one could not be started: no more are started, those already running
+ * are waited for. */
+int spawn_run_all(const struct spawn_req *reqs, int n, int jobs, struct spawn_result *res);
+
 /* Kills every running child's process group with SIGKILL. Async-signal-safe. */
 void spawn_kill_all(void);
 

@@ -1,6 +1,12 @@
-/* Build helpers that need no kernel: the first error of a build log. */
+/* Build helpers that need no kernel: the first error of a build log, and config resolutions
+ * run in parallel (through a stand-in make). */
+#define _GNU_SOURCE
 #include "build.h"
 #include "check.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
 
 TEST(build_first_error_prefers_compiler_errors)
 {
@@ -29,4 +35,57 @@ TEST(build_first_error_linker_and_fallbacks)
 	CHECK_STR(buf, "killed");
 	build_first_error("", "/t", buf, sizeof(buf));
 	CHECK_STR(buf, "build failed with an empty log");
+}
+
+/* A stand-in for make's olddefconfig: appends a line to the KCONFIG_CONFIG it is given, or
+ * fails when that config asks it to. */
+static const char fake_make[] =
+	"#!/bin/sh\n"
+	"for a; do case $a in KCONFIG_CONFIG=*) cfg=${a#KCONFIG_CONFIG=};; esac; done\n"
+	"grep -q FAIL \"$cfg\" && { echo 'no way' >&2; exit 3; }\n"
+	"echo '# resolved' >> \"$cfg\"\n";
+
+TEST(build_resolve_all_resolves_each_and_reports_failures)
+{
+	char dir[] = "/tmp/kcmpm-resolve-XXXXXX";
+	struct arch arch = { .name = "x86_64", .kernel_arch = "x86_64", .cross_compile = "" };
+	struct build_ctx b = { .src = "/nonexistent", .arch = &arch, .jobs = 2 };
+	struct build_resolution r[3] = { { .requested = "CONFIG_A=y\n" },
+					 { .requested = "CONFIG_FAIL=y\n" },
+					 { .requested = "CONFIG_B=y\n" } };
+	char err[256] = "";
+
+	CHECK(mkdtemp(dir) != NULL);
+	char *make = xasprintf("%s/make", dir);
+
+	CHECK(write_file_atomic(make, fake_make, sizeof(fake_make) - 1) == 0);
+	CHECK(chmod(make, 0755) == 0);
+	b.make = make;
+	b.build_dir = xasprintf("%s/o", dir);
+	for (int i = 0; i < 3; i++)
+		r[i].out_path = xasprintf("%s/%d.config", dir, i);
+	CHECK(build_resolve_all(&b, r, 3, err, sizeof(err)) == 0);
+	CHECK_STR(r[0].text, "CONFIG_A=y\n# resolved\n");
+	CHECK_STR(r[2].text, "CONFIG_B=y\n# resolved\n");
+	CHECK(r[1].text == NULL);
+	CHECK_CONTAINS(r[1].err, "olddefconfig' failed for x86_64 with status 3");
+	char *log = read_file(r[1].log_path, NULL);
+
+	CHECK_STR(log, "no way\n");
+	free(log);
+	for (int i = 0; i < 3; i++) {
+		free((char *)r[i].out_path);
+		build_resolution_free(&r[i]);
+	}
+	b.make = "/nonexistent/make";
+	char *missing_path = xasprintf("%s/missing.config", dir);
+	struct build_resolution missing = { .requested = "", .out_path = missing_path };
+
+	CHECK(build_resolve_all(&b, &missing, 1, err, sizeof(err)) == -1);
+	CHECK_CONTAINS(err, "install make");
+	build_resolution_free(&missing);
+	free(missing_path);
+	remove_tree(dir);
+	free(make);
+	free(b.build_dir);
 }

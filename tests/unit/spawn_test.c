@@ -98,3 +98,85 @@ TEST(spawn_format_argv_quotes)
 	CHECK_STR(s, "qemu -append 'console=ttyS0 panic=-1' 'it'\\''s'");
 	free(s);
 }
+
+static char *temp_dir(void)
+{
+	char tmpl[] = "/tmp/kcmpm-spawn-XXXXXX";
+
+	return xstrdup(mkdtemp(tmpl) ? tmpl : "/nonexistent");
+}
+
+/* Each child announces itself, then waits up to 5 s for its partner's announcement: both
+ * exit 0 only if they ran at the same time. */
+TEST(spawn_run_all_runs_jobs_at_once)
+{
+	char *dir = temp_dir();
+	char *a = xasprintf("touch %s/a; for i in $(seq 50); do [ -e %s/b ] && exit 0; sleep 0.1; "
+			    "done; exit 1", dir, dir);
+	char *b = xasprintf("touch %s/b; for i in $(seq 50); do [ -e %s/a ] && exit 0; sleep 0.1; "
+			    "done; exit 1", dir, dir);
+	const char *argv_a[] = { "sh", "-c", a, NULL }, *argv_b[] = { "sh", "-c", b, NULL };
+	struct spawn_req reqs[] = { { .argv = argv_a, .timeout = 20 }, { .argv = argv_b, .timeout = 20 } };
+	struct spawn_result res[2];
+
+	CHECK(spawn_run_all(reqs, 2, 2, res) == 0);
+	CHECK(res[0].status == 0 && res[1].status == 0);
+	remove_tree(dir);
+	free(a);
+	free(b);
+	free(dir);
+}
+
+/* With one job, children never overlap (each holds a mkdir lock while it runs), and every
+ * result lands at its request's index. */
+TEST(spawn_run_all_keeps_the_job_limit_and_order)
+{
+	char *dir = temp_dir();
+	char *scripts[3];
+	const char *argv[3][4];
+	struct spawn_req reqs[3];
+	struct spawn_result res[3];
+
+	for (int i = 0; i < 3; i++) {
+		scripts[i] = xasprintf("mkdir %s/lock || exit 100; sleep 0.2; rmdir %s/lock; exit %d",
+				       dir, dir, i + 3);
+		argv[i][0] = "sh";
+		argv[i][1] = "-c";
+		argv[i][2] = scripts[i];
+		argv[i][3] = NULL;
+		reqs[i] = (struct spawn_req){ .argv = argv[i], .timeout = 20 };
+	}
+	CHECK(spawn_run_all(reqs, 3, 1, res) == 0);
+	for (int i = 0; i < 3; i++) {
+		CHECK(res[i].status == i + 3);
+		free(scripts[i]);
+	}
+	remove_tree(dir);
+	free(dir);
+}
+
+/* One child past its limit is killed; its neighbour runs to its end untouched. */
+TEST(spawn_run_all_times_out_one_child)
+{
+	const char *hang[] = { "sh", "-c", "sleep 100", NULL };
+	const char *quick[] = { "sh", "-c", "sleep 0.3; exit 5", NULL };
+	struct spawn_req reqs[] = { { .argv = hang, .timeout = 0.5, .grace = 0.5 },
+				    { .argv = quick, .timeout = 20 } };
+	struct spawn_result res[2];
+
+	CHECK(spawn_run_all(reqs, 2, 2, res) == 0);
+	CHECK(res[0].timed_out && res[0].status == 128 + SIGTERM);
+	CHECK(!res[1].timed_out && res[1].status == 5);
+}
+
+TEST(spawn_run_all_stops_at_a_missing_program)
+{
+	const char *ok[] = { "true", NULL }, *missing[] = { "/nonexistent/kcmpm-program", NULL };
+	struct spawn_req reqs[] = { { .argv = ok }, { .argv = missing }, { .argv = ok } };
+	struct spawn_result res[3];
+
+	CHECK(spawn_run_all(reqs, 3, 1, res) == -1);
+	CHECK(errno == ENOENT);
+	CHECK(res[0].status == 0 && res[0].seconds > 0);
+	CHECK(res[2].seconds == 0);
+}
