@@ -21,6 +21,39 @@ args=""
 summary() { grep 'kcmp-matrix: summary:' "$1" | tail -n 1; }
 field() { summary "$1" | sed -n "s/.*[ ,]$2 \([0-9.]*\).*/\1/p"; }
 
+# Where a cold run's wall time goes, from its timestamped log: the config phase of each
+# (variant, arch) group (base config + every cell's olddefconfig), and the kernel builds split
+# into those that compile much of the tree (30 s or more: the first build of an arch, or a
+# symbol tested in widely included headers changed) and the incremental rest.
+profile() {
+	awk '
+	function secs(t) { split(substr(t, 2, 8), h, ":"); return h[1] * 3600 + h[2] * 60 + h[3] }
+	/^\[[0-9][0-9]:/ { now = secs($1); if (cfg) { cfgs += now - cfg; cfg = 0 } }
+	/: base config and [0-9]+ cell configs/ { cfg = now }
+	/ build [0-9.]+s / && !/ build cached / {
+		match($0, / build [0-9.]+s /); b = substr($0, RSTART + 7, RLENGTH - 9) + 0
+		if (b >= 30) { heavy++; heavy_s += b } else if (b > 0) { light++; light_s += b }
+	}
+	END {
+		printf "profile configs s:    %d\n", cfgs
+		printf "profile heavy builds: %d kernels, %.1f s (30 s or more each)\n", heavy, heavy_s
+		printf "profile light builds: %d kernels, %.1f s (%.1f s each)\n", light, light_s, light ? light_s / light : 0
+	}' "$1"
+}
+
+# How many of an arch's objects Kbuild recompiles when each matrix symbol changes: those whose
+# dependency file names include/config/<SYMBOL>.
+dependents() {
+	for dir in "$cache"/run/build/*/*; do
+		[ -d "$dir" ] || continue
+		line="objects per symbol:   $(basename "$dir"): $(find "$dir" -name '*.o.cmd' | wc -l) in all"
+		for sym in $(sed -n 's/^symbols //p' matrix/matrix.conf); do
+			line="$line, $sym $(grep -rl --include='*.o.cmd' "include/config/$sym)" "$dir" | wc -l)"
+		done
+		echo "$line"
+	done
+}
+
 rm -rf "$cache" "$out"
 mkdir -p "$out"
 
@@ -85,5 +118,7 @@ echo "warm kernels built:   $(field "$out/warm.log" built)"
 echo "warm boots:           $(field "$out/warm.log" boots)"
 echo "same table warm/cold: $(cmp -s "$out/cold.table" "$out/warm.table" && echo yes || echo NO)"
 echo "touched v1 patch:     $(field "$out/touched.log" built) kernels rebuilt in $(field "$out/touched.log" compile) s, $(field "$out/touched.log" boots) boots, wall $(field "$out/touched.log" wall) s"
+profile "$out/cold.log"
+dependents
 echo "peak harness RSS KiB: $(field "$out/cold.log" RSS)"
 echo "cache size MiB:       $(du -sm "$cache/run" | cut -f1)"
