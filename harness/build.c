@@ -40,6 +40,20 @@ static void free_args(char **own)
 		free(own[i]);
 }
 
+/* Why make did not run (errno from spawn), and what to install. */
+static void make_cannot_run(const struct build_ctx *b, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "cannot run '%s': %s; install make (apt-get install make)", b->make,
+		 strerror(errno));
+}
+
+static void config_target_failed(const struct build_ctx *b, const char *target, int status,
+				 const char *log, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "'%s %s' failed for %s with status %d; see %s", b->make, target,
+		 b->arch->name, status, log);
+}
+
 /* Runs a config target; its output is appended to work_dir/kconfig.log. */
 static int run_config(const struct build_ctx *b, int nextra, char **extra, char *err,
 		      size_t errlen)
@@ -52,12 +66,10 @@ static int run_config(const struct build_ctx *b, int nextra, char **extra, char 
 
 	make_args(b, argv, own, nextra, extra);
 	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 600 }, &res)) {
-		snprintf(err, errlen, "cannot run '%s': %s; install make (apt-get install make)",
-			 b->make, strerror(errno));
+		make_cannot_run(b, err, errlen);
 		rc = -1;
 	} else if (res.status) {
-		snprintf(err, errlen, "'%s %s' failed for %s with status %d; see %s", b->make,
-			 extra[nextra - 1], b->arch->name, res.status, log);
+		config_target_failed(b, extra[nextra - 1], res.status, log, err, errlen);
 		rc = -1;
 	}
 	free_args(own);
@@ -138,8 +150,8 @@ static void resolution_finish(const struct build_ctx *b, struct build_resolution
 			      const struct spawn_result *res)
 {
 	if (res->status) {
-		snprintf(r->err, sizeof(r->err), "'%s olddefconfig' failed for %s with status %d; "
-			 "see %s", b->make, b->arch->name, res->status, r->log_path);
+		config_target_failed(b, "olddefconfig", res->status, r->log_path, r->err,
+				     sizeof(r->err));
 		return;
 	}
 	r->text = read_file(r->out_path, NULL);
@@ -172,8 +184,7 @@ int build_resolve_all(const struct build_ctx *b, struct build_resolution *r, int
 		index[nreq++] = i;
 	}
 	if (spawn_run_all(reqs, nreq, b->jobs, res)) {
-		snprintf(err, errlen, "cannot run '%s': %s; install make (apt-get install make)",
-			 b->make, strerror(errno));
+		make_cannot_run(b, err, errlen);
 		rc = -1;
 	}
 	for (int k = 0; k < nreq; k++) {
@@ -271,8 +282,7 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 	/* A stale image from an earlier cell must never stand in for this one. */
 	unlink(image);
 	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log_path }, &res)) {
-		snprintf(err, errlen, "cannot run '%s': %s; install make (apt-get install make)",
-			 b->make, strerror(errno));
+		make_cannot_run(b, err, errlen);
 		rc = -1;
 		goto out;
 	}

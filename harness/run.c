@@ -274,7 +274,6 @@ static void write_log_tail(const char *log_path, const char *out_path, int lines
 	free(log);
 }
 
-
 /* The console log of a boot, from the cache when this kernel, initramfs, QEMU and command line
  * booted before; otherwise from a real boot, which is then cached. */
 static int boot_or_reuse(struct group *g, struct cell *c, const struct boot_req *req,
