@@ -69,8 +69,7 @@ int boot_run(const struct boot_req *r, struct boot_outcome *out, char *err, size
 	unlink(r->log_path);
 	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = r->log_path,
 					   .timeout = r->timeout }, &res)) {
-		char *pkgs = r->arch->packages ? spawn_format_argv((const char *const *)r->arch->packages)
-						 : xstrdup("that provides it");
+		char *pkgs = matrix_arch_packages(r->arch);
 
 		snprintf(err, errlen, "cannot run '%s': %s; install it: apt-get install %s", argv[0],
 			 strerror(errno), pkgs);

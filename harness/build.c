@@ -363,7 +363,7 @@ void build_first_error(const char *log, const char *tree_path, char *buf, size_t
 		snprintf(buf, len, "build failed with an empty log");
 		return;
 	}
-	if (found_len > tlen + 1 && !strncmp(found, tree_path, tlen) && found[tlen] == '/') {
+	if (tlen && found_len > tlen + 1 && !strncmp(found, tree_path, tlen) && found[tlen] == '/') {
 		found += tlen + 1;
 		found_len -= tlen + 1;
 	}

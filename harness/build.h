@@ -63,7 +63,8 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 char *build_reproducer(const struct build_ctx *b, const char *tag, const char *out_dir);
 
 /* The first line of a build log that says what went wrong: a compiler or linker error if there
- * is one, else make's first "***" line, else the last line. The tree's path prefix is dropped.
+ * is one, else make's first "***" line, else the last line. The tree's path prefix is dropped
+ * (tree_path "" drops nothing).
  * Writes into buf. */
 void build_first_error(const char *log, const char *tree_path, char *buf, size_t len);
 

@@ -1,6 +1,7 @@
 /* guest: see guest.h. */
 #define _GNU_SOURCE
 #include "guest.h"
+#include "build.h"
 #include "initramfs.h"
 #include "spawn.h"
 #include "util.h"
@@ -20,28 +21,28 @@ char *guest_prepare(const struct arch *a, const char *src, const char *dir, char
 			       NULL };
 	struct spawn_result res;
 
-	if (!path_exists(src)) {
-		snprintf(err, errlen, "guest source '%s' not found; run from the repository top or "
-			 "pass --guest", src);
-		goto fail;
-	}
 	if (mkdir_p(dir)) {
 		snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
 		goto fail;
 	}
 	remove(log);
 	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 300 }, &res)) {
-		char *pkgs = a->packages ? spawn_format_argv((const char *const *)a->packages)
-					 : xstrdup("gcc");
+		char *pkgs = matrix_arch_packages(a);
 
-		snprintf(err, errlen, "cannot run '%s' for arch %s: %s; install it: apt-get install %s",
-			 cc, a->name, strerror(errno), pkgs);
+		snprintf(err, errlen, "arch %s: cannot run the compiler '%s': %s; install: apt-get "
+			 "install %s", a->name, cc, strerror(errno), pkgs);
 		free(pkgs);
 		goto fail;
 	}
 	if (res.status) {
-		snprintf(err, errlen, "compiling guest '%s' for %s failed with status %d; see %s", src,
-			 a->name, res.status, log);
+		char *text = read_file(log, NULL), first[512], *pkgs = matrix_arch_packages(a);
+
+		build_first_error(text ? text : "", "", first, sizeof(first));
+		snprintf(err, errlen, "arch %s: '%s' cannot compile and statically link the guest "
+			 "(%s); install: apt-get install %s (full log: %s)", a->name, cc, first, pkgs,
+			 log);
+		free(pkgs);
+		free(text);
 		goto fail;
 	}
 	if (initramfs_write(init, cpio)) {

@@ -11,6 +11,7 @@
 #include "diff.h"
 #include "matrix.h"
 #include "plan.h"
+#include "preflight.h"
 #include "report.h"
 #include "results.h"
 #include "run.h"
@@ -43,7 +44,7 @@ static const char usage[] =
 	"  --variants LIST     variants to run (default: all)\n"
 	"  --only PATTERN      combinations matching SYM=y|n[,SYM=y|n...] only\n"
 	"  --ksrc DIR          build this kernel tree instead of the unpacked tarball\n"
-	"  --tarball FILE      kernel tarball (default /usr/src/linux-source-6.1.tar.xz)\n"
+	"  --tarball FILE      kernel tarball (default: matrix.conf's tree)\n"
 	"  --cache DIR         cache (default $XDG_CACHE_HOME/kcmp-matrix or ~/.cache/kcmp-matrix)\n"
 	"  --results DIR       where results go (default results)\n"
 	"  --matrix DIR        matrix description (default matrix)\n"
@@ -366,6 +367,9 @@ static int merge_command(const struct options *o, const struct matrix *m)
 		ri.seconds += one_ri.seconds;
 		if (one_ri.max_rss_kib > ri.max_rss_kib)
 			ri.max_rss_kib = one_ri.max_rss_kib;
+		if (one_ri.partial[0])
+			snprintf(ri.partial, sizeof(ri.partial), "shard %s %.2500s", one_ri.shard,
+				 one_ri.partial);
 		memcpy(ri.kernel_version, one_ri.kernel_version, sizeof(ri.kernel_version));
 		memcpy(ri.tree_path, one_ri.tree_path, sizeof(ri.tree_path));
 		free(path);
@@ -382,7 +386,7 @@ static int merge_command(const struct options *o, const struct matrix *m)
 	}
 	write_results(o, m, &all, &ri, o->previous ? &previous : NULL);
 	plan_free(&previous);
-	table = report_table(m, &all);
+	table = report_markdown(m, &all, &ri);
 	fputs(table, stdout);
 	free(table);
 	n = exit_status(&all);
@@ -390,11 +394,62 @@ static int merge_command(const struct options *o, const struct matrix *m)
 	return n;
 }
 
+/* The Debian package of the tarball the run builds from, when it is the matrix's own tree. */
+static const char *tarball_package(const struct options *o, const struct matrix *m)
+{
+	return !strcmp(o->tarball, m->tarball) ? m->tree_package : NULL;
+}
+
+/* Before any build: does this machine have all the run needs (preflight.h)? Dies with the
+ * packages to install when not. */
+static void check_machine(const struct options *o, const struct matrix *m, const struct plan *p,
+			  struct arch_tools *tools)
+{
+	int used[m->narch];
+	char err[2048];
+
+	memset(used, 0, sizeof(used));
+	for (int i = 0; i < p->ncell; i++)
+		used[p->cell[i].arch] = 1;
+	if (preflight(&(struct preflight_req){ .o = &o->run, .m = m,
+					       .tarball = o->ksrc ? NULL : o->tarball,
+					       .tree_package = tarball_package(o, m),
+					       .arch_used = used }, tools, err, sizeof(err)))
+		die("%s", err);
+}
+
+/* A run stopped by an error: the cells it finished are written as a partial run, marked with
+ * the error, so hours of finished work stay readable. Nothing is written when no cell
+ * finished: the results of an earlier run stay as they were. */
+static void write_partial_results(const struct options *o, const struct matrix *m,
+				  const struct plan *p, struct run_info *ri,
+				  const struct plan *previous, const char *why)
+{
+	struct plan done = { .cell = xcalloc((size_t)p->ncell + 1, sizeof(*p->cell)) };
+	char *table;
+
+	for (int i = 0; i < p->ncell; i++)
+		if (p->cell[i].status != CELL_PENDING)
+			done.cell[done.ncell++] = p->cell[i];
+	if (done.ncell) {
+		snprintf(ri->partial, sizeof(ri->partial), "stopped after %d of %d cells: %s",
+			 done.ncell, p->ncell, why);
+		table = report_markdown(m, &done, ri);
+		fputs(table, stdout);
+		free(table);
+		write_results(o, m, &done, ri, previous);
+		warn("the %d finished cells are in %s (marked partial)", done.ncell,
+		     o->run.results_dir);
+	}
+	free(done.cell);
+}
+
 static int run_command(struct options *o, const struct matrix *m)
 {
 	struct plan p, previous = { 0 };
 	struct run_info ri = { 0 };
 	struct tree t;
+	struct arch_tools tools[m->narch];
 	char err[2048], *table;
 	double start = now_seconds();
 	int status;
@@ -421,18 +476,24 @@ static int run_command(struct options *o, const struct matrix *m)
 	lock_dir(o->run.cache_dir);
 	lock_dir(o->run.results_dir);
 	clean_up_after_a_killed_run(o);
+	check_machine(o, m, &p, tools);
 	if (o->ksrc ? tree_from_path(o->ksrc, &t, err, sizeof(err))
-		    : tree_from_tarball(o->tarball, o->run.cache_dir, &t, err, sizeof(err)))
+		    : tree_from_tarball(o->tarball, tarball_package(o, m), o->run.cache_dir, &t, err,
+					sizeof(err)))
 		die("%s", err);
 	fprintf(stderr, "kcmp-matrix: %d cells, kernel %s from %s, cache %s\n", p.ncell, t.version,
 		t.path, o->run.cache_dir);
-	if (run_plan(&o->run, m, &t, &p, err, sizeof(err)))
+	snprintf(ri.kernel_version, sizeof(ri.kernel_version), "%s", t.version);
+	snprintf(ri.tree_path, sizeof(ri.tree_path), "%s", t.path);
+	if (run_plan(&o->run, m, &t, tools, &p, err, sizeof(err))) {
+		ri.seconds = now_seconds() - start;
+		write_partial_results(o, m, &p, &ri, o->previous ? &previous : NULL, err);
 		die("%s", err);
+	}
+	arch_tools_free(tools, m->narch);
 	table = report_table(m, &p);
 	fputs(table, stdout);
 	free(table);
-	snprintf(ri.kernel_version, sizeof(ri.kernel_version), "%s", t.version);
-	snprintf(ri.tree_path, sizeof(ri.tree_path), "%s", t.path);
 	ri.seconds = now_seconds() - start;
 	write_results(o, m, &p, &ri, o->previous ? &previous : NULL);
 	status = exit_status(&p);
@@ -449,7 +510,7 @@ int main(int argc, char **argv)
 	struct options o = { .run = { .matrix_dir = "matrix", .patch_dir = "kernel-patch",
 				      .guest_src = "guest-tests/kcmp_init.c",
 				      .results_dir = "results", .make = "make" },
-			     .tarball = "/usr/src/linux-source-6.1.tar.xz" };
+			   };
 	const char *command = NULL;
 	char err[2048] = "", *cache = NULL;
 	struct matrix m;
@@ -472,6 +533,8 @@ int main(int argc, char **argv)
 		o.run.jobs = 1;
 	if (matrix_load(o.run.matrix_dir, o.run.patch_dir, &m, err, sizeof(err)))
 		die("%s", err);
+	if (!o.tarball)
+		o.tarball = m.tarball;
 	if (command && !strcmp(command, "diff")) {
 		status = diff_command(&o, &m);
 	} else if (command) {

@@ -82,6 +82,18 @@ static int load_matrix_conf(const char *path, struct matrix *m, char ***arches, 
 			snprintf(err, errlen, "%s:%d: expected 'KEY VALUE...'", path, l->lineno);
 			goto fail;
 		}
+		if (!strcmp(kw, "tree")) {	/* a path, not a name: the one exception */
+			if (l->nword != 3 || l->word[2][0] != '/') {
+				snprintf(err, errlen, "%s:%d: expected 'tree PACKAGE /path/to/tarball'",
+					 path, l->lineno);
+				goto fail;
+			}
+			free(m->tree_package);
+			free(m->tarball);
+			m->tree_package = xstrdup(l->word[1]);
+			m->tarball = xstrdup(l->word[2]);
+			continue;
+		}
 		if (unsafe_names(l, path, err, errlen))
 			goto fail;
 		if (!strcmp(kw, "symbols")) {
@@ -105,13 +117,14 @@ static int load_matrix_conf(const char *path, struct matrix *m, char ***arches, 
 			if (build_order(m, l, path, err, errlen))
 				goto fail;
 		} else {
-			snprintf(err, errlen, "%s:%d: unknown key '%s' (expected symbols, arches, "
-				 "variants, base or build-order)", path, l->lineno, kw);
+			snprintf(err, errlen, "%s:%d: unknown key '%s' (expected tree, symbols, "
+				 "arches, variants, base or build-order)", path, l->lineno, kw);
 			goto fail;
 		}
 	}
-	if (!m->nsym || !*arches || !*variants) {
-		snprintf(err, errlen, "%s: needs 'symbols', 'arches' and 'variants' lines", path);
+	if (!m->tree_package || !m->nsym || !*arches || !*variants) {
+		snprintf(err, errlen, "%s: needs 'tree', 'symbols', 'arches' and 'variants' lines",
+			 path);
 		goto fail;
 	}
 	conf_free(&cf);
@@ -249,6 +262,32 @@ fail:
 	return -1;
 }
 
+/* host.conf: "program NAME PACKAGE" and "header FILE PACKAGE" lines. */
+static int load_host(const char *path, struct matrix *m, char *err, size_t errlen)
+{
+	struct conf_file cf;
+
+	if (conf_load(path, &cf, err, errlen))
+		return -1;
+	m->need = xcalloc((size_t)cf.nline, sizeof(*m->need));
+	for (int i = 1; i < cf.nline; i++) {
+		const struct conf_line *l = &cf.line[i];
+		int header = !strcmp(l->word[0], "header");
+
+		if (l->indented || l->nword != 3 || (!header && strcmp(l->word[0], "program"))) {
+			snprintf(err, errlen, "%s:%d: expected 'program NAME PACKAGE' or 'header FILE "
+				 "PACKAGE'", path, l->lineno);
+			conf_free(&cf);
+			return -1;
+		}
+		m->need[m->nneed++] = (struct host_need){ .header = header,
+							  .name = xstrdup(l->word[1]),
+							  .package = xstrdup(l->word[2]) };
+	}
+	conf_free(&cf);
+	return 0;
+}
+
 /* kernel-patch/<variant>/xfail: "format 1", then "xfail PATTERN REASON..." lines. A missing
  * file declares nothing. */
 static int load_xfail(struct matrix *m, struct variant *v, char *err, size_t errlen)
@@ -295,6 +334,10 @@ int matrix_load(const char *dir, const char *patch_root, struct matrix *m, char 
 	free(path);
 	path = xasprintf("%s/arches.conf", dir);
 	if (load_arches(path, m, arches, err, errlen))
+		goto out;
+	free(path);
+	path = xasprintf("%s/host.conf", dir);
+	if (load_host(path, m, err, errlen))
 		goto out;
 	while (variants[m->nvariant])
 		m->nvariant++;
@@ -343,6 +386,13 @@ void matrix_free(struct matrix *m)
 		free_vec(a->packages);
 	}
 	free(m->arch);
+	for (int i = 0; i < m->nneed; i++) {
+		free(m->need[i].name);
+		free(m->need[i].package);
+	}
+	free(m->need);
+	free(m->tree_package);
+	free(m->tarball);
 	for (int v = 0; v < m->nvariant; v++) {
 		free(m->variant[v].name);
 		free(m->variant[v].rules_path);
@@ -407,6 +457,18 @@ static int find_name(char *const *names, int n, const char *name)
 		if (!strcmp(names[i], name))
 			return i;
 	return -1;
+}
+
+char *matrix_arch_packages(const struct arch *a)
+{
+	struct strbuf sb = { 0 };
+
+	for (int i = 0; a->packages && a->packages[i]; i++)
+		sb_printf(&sb, "%s%s", i ? " " : "", a->packages[i]);
+	if (!sb.s)
+		sb_printf(&sb, "(the packages of %sgcc and %s: arches.conf names none)",
+			  a->cross_compile, a->qemu[0]);
+	return sb.s;
 }
 
 int matrix_arch_index(const struct matrix *m, const char *name)

@@ -1,7 +1,9 @@
 /* matrix: what the matrix is, loaded from the data under matrix/.
  *
- *   matrix/matrix.conf       the symbols, arches, variants, base fragments and build order
+ *   matrix/matrix.conf       the kernel tree, symbols, arches, variants, base fragments and
+ *                            build order
  *   matrix/arches.conf       per-arch build and boot facts (format described in that file)
+ *   matrix/host.conf         the programs and headers building a kernel needs on this machine
  *   matrix/base/<name>.config  base fragments (common, then one per arch)
  *   matrix/rules/<variant>.rules  each variant's Kconfig rules (see rules.h)
  *   kernel-patch/<variant>/  each variant's patch series (see README.md there)
@@ -23,7 +25,14 @@ struct arch {
 	char *console;
 	char **append;		/* extra kernel command line words, NULL-terminated */
 	double boot_timeout;
-	char **packages;	/* NULL-terminated */
+	char **packages;	/* Debian packages of its compiler, C library and QEMU; NULL-terminated */
+};
+
+/* One thing this machine needs for kernel builds (host.conf), and the package that brings it. */
+struct host_need {
+	int header;		/* 1: a header the host compiler must find; 0: a program in PATH */
+	char *name;		/* "flex", "gelf.h" */
+	char *package;		/* "flex", "libelf-dev" */
 };
 
 /* A pattern over the symbols and the arch: "SYM=y|n" and "ARCH=name" terms joined by commas,
@@ -51,6 +60,8 @@ struct variant {
 };
 
 struct matrix {
+	char *tree_package;		/* the Debian package that installs the default tree... */
+	char *tarball;			/* ...as this tarball */
 	int nsym;
 	char *sym[MAX_SYMBOLS + 1];	/* NULL-terminated */
 	int narch;
@@ -59,14 +70,19 @@ struct matrix {
 	struct variant *variant;
 	char **base;			/* base fragment names, NULL-terminated */
 	int build_order[MAX_SYMBOLS];	/* symbol indices, slowest-changing first */
+	int nneed;
+	struct host_need *need;		/* host.conf, in file order */
 };
 
-/* Loads matrix.conf, arches.conf and every variant's rules from dir, and each variant's xfail
+/* Loads matrix.conf, arches.conf, host.conf and every variant's rules from dir, and each variant's xfail
  * file from patch_root/<variant>/ (NULL: none). Returns -1 with a "file:line: what" message
  * in err. */
 int matrix_load(const char *dir, const char *patch_root, struct matrix *m, char *err,
 		size_t errlen);
 void matrix_free(struct matrix *m);
+
+/* The arch's packages as one line, for "apt-get install ..." messages. Caller frees. */
+char *matrix_arch_packages(const struct arch *a);
 
 int matrix_arch_index(const struct matrix *m, const char *name);
 int matrix_variant_index(const struct matrix *m, const char *name);

@@ -267,6 +267,17 @@ static void json_cell(struct strbuf *sb, const struct matrix *m, const struct ce
 	free(dir);
 }
 
+char *report_markdown(const struct matrix *m, const struct plan *p, const struct run_info *ri)
+{
+	char *table = report_table(m, p), *text;
+
+	if (!ri->partial[0])
+		return table;
+	text = xasprintf("PARTIAL RUN, %s\n\n%s", ri->partial, table);
+	free(table);
+	return text;
+}
+
 char *report_json(const struct matrix *m, const struct plan *p, const struct run_info *ri)
 {
 	struct strbuf sb = { 0 };
@@ -276,6 +287,8 @@ char *report_json(const struct matrix *m, const struct plan *p, const struct run
 	json_field(&sb, "tree", ri->tree_path, 0);
 	if (ri->shard[0])
 		json_field(&sb, "shard", ri->shard, 0);
+	if (ri->partial[0])
+		json_field(&sb, "partial", ri->partial, 0);
 	sb_printf(&sb, "\"seconds\": %.1f, \"harness_max_rss_kib\": %ld,\n  \"symbols\": [",
 		  ri->seconds, ri->max_rss_kib);
 	for (int s = 0; s < m->nsym; s++)

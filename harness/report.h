@@ -18,11 +18,15 @@ struct run_info {
 	char kernel_version[128];
 	char tree_path[4096];
 	char shard[32];		/* "K/N" when the run was one shard of a run, else "" */
+	char partial[2560];	/* why the run stopped before its last cell, or "": complete */
 	double seconds;
 	long max_rss_kib;	/* the harness's own peak resident memory */
 };
 
 char *report_table(const struct matrix *m, const struct plan *p);
+/* matrix.md (and what a run prints): the table, led by a line saying why the run stopped when
+ * it is partial. */
+char *report_markdown(const struct matrix *m, const struct plan *p, const struct run_info *ri);
 char *report_json(const struct matrix *m, const struct plan *p, const struct run_info *ri);
 char *report_tsv(const struct matrix *m, const struct plan *p);
 /* report_ktap.c: the matrix as one KTAP plan, a test per cell */

@@ -55,6 +55,11 @@ static void head(struct strbuf *sb, const struct plan *p, const struct run_info 
 	sb_printf(sb, "</code>%s%s: <b>%d cells: %s</b>; %.0f s wall; harness peak RSS %ld KiB.</p>\n",
 		  ri->shard[0] ? ", shard " : "", ri->shard, p->ncell, counts, ri->seconds,
 		  ri->max_rss_kib);
+	if (ri->partial[0]) {
+		sb_printf(sb, "<p id=\"partial\" class=\"s-FAIL\"><b>Partial run</b>, ");
+		report_xml_text(sb, ri->partial);
+		sb_printf(sb, "</p>\n");
+	}
 	sb_printf(sb, "<table id=\"legend\">\n");
 	for (size_t i = 0; i < sizeof(legend) / sizeof(legend[0]); i++)
 		sb_printf(sb, "<tr><td class=\"s-%s\">%s</td><td>%s</td></tr>\n",

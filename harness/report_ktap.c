@@ -39,6 +39,8 @@ char *report_ktap(const struct matrix *m, const struct plan *p, const struct run
 
 	sb_printf(&sb, "KTAP version 1\n# kcmp-matrix: kernel %s, %d cells: %s\n1..%d\n",
 		  ri->kernel_version, p->ncell, counts, p->ncell);
+	if (ri->partial[0])
+		sb_printf(&sb, "# partial run, %s\n", ri->partial);
 	for (int i = 0; i < p->ncell; i++) {
 		const struct cell *c = &p->cell[i];
 		const char *d = directive(c->status);

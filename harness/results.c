@@ -17,7 +17,7 @@ int results_write(const char *dir, const struct matrix *m, const struct plan *p,
 					      "matrix.ktap", "junit.xml", "index.html" };
 	enum { NFILE = sizeof(names) / sizeof(names[0]) };
 	char *changes = previous ? diff_text(m, previous, p, NULL) : NULL;
-	char *text[NFILE] = { report_table(m, p), report_json(m, p, ri), report_tsv(m, p),
+	char *text[NFILE] = { report_markdown(m, p, ri), report_json(m, p, ri), report_tsv(m, p),
 			      report_ktap(m, p, ri), report_junit(m, p, ri),
 			      report_html(m, p, ri, changes) };
 	int rc = 0;
@@ -125,6 +125,8 @@ static int read_document(const struct json *doc, const struct matrix *m, struct 
 		 json_get_string(doc, "tree") ? json_get_string(doc, "tree") : "");
 	snprintf(ri->shard, sizeof(ri->shard), "%s",
 		 json_get_string(doc, "shard") ? json_get_string(doc, "shard") : "");
+	snprintf(ri->partial, sizeof(ri->partial), "%s",
+		 json_get_string(doc, "partial") ? json_get_string(doc, "partial") : "");
 	ri->seconds += json_get_number(doc, "seconds", 0);
 	if (json_get_number(doc, "harness_max_rss_kib", 0) > ri->max_rss_kib)
 		ri->max_rss_kib = (long)json_get_number(doc, "harness_max_rss_kib", 0);

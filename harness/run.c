@@ -4,9 +4,9 @@
 #include "boot.h"
 #include "build.h"
 #include "cache.h"
-#include "guest.h"
 #include "judge.h"
 #include "kconfig.h"
+#include "preflight.h"
 #include "progress.h"
 #include "ktap.h"
 #include "spawn.h"
@@ -19,14 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* What every group of one arch shares, made once per run: the guest and the tools' hashes. */
-struct arch_tools {
-	char *initramfs;
-	char guest_hash[17];		/* of the initramfs */
-	char toolchain[17];		/* of the compiler's version and the make program */
-	char emulator[17];		/* of QEMU's version and the QEMU program */
-};
 
 /* What one (variant, arch) group shares while its cells run. */
 struct group {
@@ -542,43 +534,6 @@ static char *base_config(struct group *g, char *err, size_t errlen)
 	return text;
 }
 
-/* The arch's guest (compiled and packed), and its tools hashed. Kernels are keyed by the
- * compiler's version and the make program, boots by the arch's QEMU version and the QEMU
- * program asked for, so a test's fake make or QEMU never shares cache entries with the real
- * ones. */
-static int arch_tools_prepare(const struct run_opts *o, const struct arch *a,
-			      struct arch_tools *t, char *err, size_t errlen)
-{
-	char *dir = xasprintf("%s/guest/%s", o->cache_dir, a->name);
-	char *cc = xasprintf("%sgcc", a->cross_compile), *log = xasprintf("%s/version.log", dir);
-	const char *cc_argv[] = { cc, "--version", NULL };
-	const char *qemu_argv[] = { a->qemu[0], "--version", NULL };
-	char *cc_version = NULL, *qemu_version = NULL, *cpio;
-	size_t len;
-
-	t->initramfs = guest_prepare(a, o->guest_src, dir, err, errlen);
-	if (t->initramfs) {
-		const char *build[] = { "", o->make, NULL }, *boot[] = { "", o->qemu ? o->qemu : "",
-									 NULL };
-
-		cc_version = spawn_first_line(cc_argv, log);
-		qemu_version = spawn_first_line(qemu_argv, log);
-		build[0] = cc_version ? cc_version : "";
-		boot[0] = qemu_version ? qemu_version : "";
-		cache_key(t->toolchain, build);
-		cache_key(t->emulator, boot);
-		cpio = read_file(t->initramfs, &len);
-		hash_hex(hash_bytes(HASH_INIT, cpio ? cpio : "", cpio ? len : 0), t->guest_hash);
-		free(cpio);
-	}
-	free(cc_version);
-	free(qemu_version);
-	free(cc);
-	free(log);
-	free(dir);
-	return t->initramfs ? 0 : -1;
-}
-
 static char *kernel_kind(const struct tree *t, const struct matrix *m, int variant, int arch)
 {
 	return xasprintf("kernels/%s/%s/%s", t->tag, m->variant[variant].name, m->arch[arch].name);
@@ -671,7 +626,7 @@ static char **variant_files(const struct matrix *m)
  * order through one worktree and build directory, each booted as soon as it is built. */
 static int run_arch(const struct run_opts *o, const struct matrix *m, const struct tree *t,
 		    struct plan *p, int a, const struct variant_tree *vts, int (*exists)[MAX_SYMBOLS],
-		    struct arch_tools *tools, struct progress *pg, char *err, size_t errlen)
+		    const struct arch_tools *tools, struct progress *pg, char *err, size_t errlen)
 {
 	struct group groups[m->nvariant];
 	struct arch_build ab = { 0 };
@@ -722,15 +677,13 @@ out:
 }
 
 int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree *t,
-	     struct plan *p, char *err, size_t errlen)
+	     const struct arch_tools *tools, struct plan *p, char *err, size_t errlen)
 {
-	struct arch_tools tools[m->narch];
 	struct variant_tree vts[m->nvariant];
 	int exists[m->nvariant][MAX_SYMBOLS];
 	struct progress pg;
 	int rc = 0;
 
-	memset(tools, 0, sizeof(tools));
 	memset(vts, 0, sizeof(vts));
 	progress_init(&pg, stderr, p->ncell, -1);
 	spawn_note_finished(0, p->ncell);
@@ -756,15 +709,11 @@ int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree
 			any = p->cell[i].arch == a;
 		if (!any)
 			continue;
-		rc = arch_tools_prepare(o, &m->arch[a], &tools[a], err, errlen);
-		if (rc == 0)
-			rc = run_arch(o, m, t, p, a, vts, exists, &tools[a], &pg, err, errlen);
+		rc = run_arch(o, m, t, p, a, vts, exists, &tools[a], &pg, err, errlen);
 	}
 	spawn_set_tick(NULL, NULL);
 	progress_end(&pg);
 	for (int v = 0; v < m->nvariant; v++)
 		variant_tree_free(&vts[v]);
-	for (int a = 0; a < m->narch; a++)
-		free(tools[a].initramfs);
 	return rc;
 }

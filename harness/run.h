@@ -41,9 +41,12 @@ struct run_opts {
 char *run_kernel_image(const struct run_opts *o, const struct matrix *m, const struct tree *t,
 		       const struct cell *c);
 
-/* Runs every cell of the plan. Returns -1 (message in err) when the harness itself cannot go
- * on; cell failures are results, not errors. */
+struct arch_tools;
+
+/* Runs every cell of the plan, with each arch's tools as preflight prepared them (indexed by
+ * arch). Returns -1 (message in err) when the harness itself cannot go on; cell failures are
+ * results, not errors. */
 int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree *t,
-	     struct plan *p, char *err, size_t errlen);
+	     const struct arch_tools *tools, struct plan *p, char *err, size_t errlen);
 
 #endif

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 static int looks_like_kernel(const char *path)
@@ -178,22 +179,57 @@ out:
 	return rc;
 }
 
-int tree_from_tarball(const char *tarball, const char *cache_dir, struct tree *t, char *err,
-		      size_t errlen)
+/* Where a tarball is unpacked in the cache. Caller frees. */
+static char *unpacked_path(const char *tarball, const char *cache_dir)
+{
+	char *stem = tarball_stem(tarball), *path = xasprintf("%s/src/%s", cache_dir, stem);
+
+	free(stem);
+	return path;
+}
+
+int tree_check_tarball(const char *tarball, const char *package, const char *cache_dir,
+		       char *err, size_t errlen)
+{
+	char *final = unpacked_path(tarball, cache_dir);
+	int unpacked = path_exists(final);
+	struct statvfs fs;
+
+	free(final);
+	if (unpacked)
+		return 0;
+	if (access(tarball, R_OK)) {
+		if (package)
+			snprintf(err, errlen, "kernel tarball '%s' not found; install it: apt-get "
+				 "install %s (or give KSRC=/path/to/tree)", tarball, package);
+		else
+			snprintf(err, errlen, "kernel tarball '%s' not found or unreadable; give "
+				 "another tarball or KSRC=/path/to/tree", tarball);
+		return -1;
+	}
+	if (statvfs(cache_dir, &fs) == 0 &&
+	    (double)fs.f_bavail * (double)fs.f_frsize < TREE_UNPACK_BYTES) {
+		snprintf(err, errlen, "unpacking '%s' into '%s' needs %.1f GiB, and only %.1f GiB are "
+			 "free; free space or give CACHE= on a larger disk", tarball, cache_dir,
+			 TREE_UNPACK_BYTES / 1073741824.0,
+			 (double)fs.f_bavail * (double)fs.f_frsize / 1073741824.0);
+		return -1;
+	}
+	return 0;
+}
+
+int tree_from_tarball(const char *tarball, const char *package, const char *cache_dir,
+		      struct tree *t, char *err, size_t errlen)
 {
 	char *stem = tarball_stem(tarball);
 	char *src_dir = xasprintf("%s/src", cache_dir);
-	char *final = xasprintf("%s/%s", src_dir, stem);
+	char *final = unpacked_path(tarball, cache_dir);
 	int rc = -1;
 
 	*t = (struct tree){ 0 };
 	if (!path_exists(final)) {
-		if (!path_exists(tarball)) {
-			snprintf(err, errlen, "kernel tarball '%s' not found; install it with "
-				 "'apt-get install linux-source-6.1' or give KSRC=/path/to/tree",
-				 tarball);
+		if (tree_check_tarball(tarball, package, cache_dir, err, errlen))
 			goto out;
-		}
 		if (mkdir_p(src_dir)) {
 			snprintf(err, errlen, "cannot create cache directory '%s': %s", src_dir,
 				 strerror(errno));

@@ -17,9 +17,18 @@ struct tree {
 			 * mtime; NULL for a KSRC tree, which may change under us */
 };
 
-/* Unpacks tarball into cache_dir/src if needed. Returns -1 with a message in err. */
-int tree_from_tarball(const char *tarball, const char *cache_dir, struct tree *t, char *err,
-		      size_t errlen);
+/* What an unpacked tree takes on disk, with room to spare (1.5 GB for 6.1). */
+#define TREE_UNPACK_BYTES (2.0 * 1024 * 1024 * 1024)
+
+/* Can the tree be had: unpacked in the cache already, or the tarball readable and room to
+ * unpack it? package (NULL: unknown) is named in the message when the tarball is missing.
+ * Returns -1 with a message in err. */
+int tree_check_tarball(const char *tarball, const char *package, const char *cache_dir,
+		       char *err, size_t errlen);
+/* Unpacks tarball into cache_dir/src if needed (after tree_check_tarball). Returns -1 with a
+ * message in err. */
+int tree_from_tarball(const char *tarball, const char *package, const char *cache_dir,
+		      struct tree *t, char *err, size_t errlen);
 /* Uses an existing tree after checking it looks like a kernel tree. */
 int tree_from_path(const char *path, struct tree *t, char *err, size_t errlen);
 void tree_free(struct tree *t);

@@ -474,7 +474,7 @@ TEST(e2e_pre_plus_v3_is_the_installed_tree)
 	struct variant_tree vt;
 	char err[1024] = "", diff[4096];
 
-	CHECK(tree_from_tarball("/usr/src/linux-source-6.1.tar.xz", cache, &pristine, err,
+	CHECK(tree_from_tarball("/usr/src/linux-source-6.1.tar.xz", "linux-source-6.1", cache, &pristine, err,
 				sizeof(err)) == 0);
 	CHECK(variant_prepare("kernel-patch/v3", "v3", &pristine, cache, &vt, err, sizeof(err)) == 0);
 	CHECK_STR(err, "");
@@ -1109,6 +1109,142 @@ TEST(e2e_full_disk_exits_2_and_keeps_results)
 	free(results);
 }
 
+/* Replaces the first 'from' in a file by 'to'; CHECKs that there was one. */
+static void edit_file(const char *path, const char *from, const char *to)
+{
+	char *text = read_file(path, NULL), *at = text ? strstr(text, from) : NULL;
+
+	CHECK(at != NULL);
+	if (at) {
+		char *edited = xasprintf("%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+
+		write_file_atomic(path, edited, strlen(edited));
+		free(edited);
+	}
+	free(text);
+}
+
+/* A run that the preflight stops: exit 2, the summary naming packages as its last line, and
+ * no config made, no kernel built, no cell judged. */
+static struct run expect_preflight_stop(const char *name, const char *const *args,
+					const char *packages)
+{
+	struct run r = harness_run(name, args);
+	char *want = xasprintf("found before any build; install what is missing: apt-get install %s",
+			       packages);
+
+	CHECK(r.status == 2);
+	CHECK_CONTAINS(r.out, want);
+	CHECK(r.out && !strstr(r.out, "base config") && !strstr(r.out, "distinct kernels") &&
+	      !strstr(r.out, "building"));
+	free(want);
+	return r;
+}
+
+/* The machine a new user meets: the arm64 cross compiler is there, its C library is not (it is
+ * only a Recommends). The run stops before any build of any arch, naming the package, instead
+ * of failing after every x86_64 kernel. */
+TEST(e2e_broken_arm64_compiler_stops_before_any_build)
+{
+	char *dir = scratch_copy("matrix", "matrix-no-arm64-libc"), *top = getcwd(NULL, 0);
+	char *arches_conf = xasprintf("%s/arches.conf", dir);
+	char *prefix = xasprintf("cross-compile %s/tests/fakes/aarch64-no-libc-", top);
+	struct run r;
+
+	edit_file(arches_conf, "cross-compile aarch64-linux-gnu-", prefix);
+	r = expect_preflight_stop("no-arm64-libc", (const char *[]){ "--matrix", dir, "--only", OFF,
+								     NULL },
+				  "gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm");
+	CHECK_CONTAINS(r.out, "kcmp-matrix: arch arm64: '");
+	CHECK_CONTAINS(r.out, "aarch64-no-libc-gcc' cannot compile and statically link the guest "
+		       "(guest-tests/kcmp_init.c:");
+	CHECK_CONTAINS(r.out, "fatal error: ");
+	CHECK_CONTAINS(r.out, "1 problem found before any build");
+	CHECK(!strstr(r.out, "arch x86_64:"));
+	run_free(&r);
+	free(prefix);
+	free(arches_conf);
+	free(top);
+	free(dir);
+}
+
+/* Every other thing the preflight checks, each missing at once: one line per problem naming
+ * its package, then one line naming them all. */
+TEST(e2e_preflight_names_each_missing_package)
+{
+	char *dir = scratch_copy("matrix", "matrix-bare-machine");
+	char *host = xasprintf("%s/host.conf", dir), *arches_conf = xasprintf("%s/arches.conf", dir);
+	char *conf = xasprintf("%s/matrix.conf", dir);
+	struct run r;
+
+	edit_file(host, "program flex flex", "program flex flex\nprogram kcmpm-no-such-tool kcmpm-tools");
+	edit_file(host, "header gelf.h libelf-dev", "header gelf.h libelf-dev\n"
+		  "header kcmpm/no-such.h libkcmpm-dev");
+	edit_file(arches_conf, "-cpu qemu64", "-cpu kcmpm-no-such-cpu");
+	edit_file(conf, "tree linux-source-6.1 /usr/src/linux-source-6.1.tar.xz",
+		  "tree linux-source-9.9 /usr/src/linux-source-9.9.tar.xz");
+	r = expect_preflight_stop("bare-machine", (const char *[]){ "--matrix", dir, "--only", OFF,
+								    NULL },
+				  "kcmpm-tools libkcmpm-dev linux-source-9.9 gcc libc6-dev "
+				  "qemu-system-x86");
+	CHECK_CONTAINS(r.out, "kcmp-matrix: program 'kcmpm-no-such-tool' not found; install: "
+		       "apt-get install kcmpm-tools\n");
+	CHECK_CONTAINS(r.out, "kcmp-matrix: header 'kcmpm/no-such.h' not found by cc (");
+	CHECK_CONTAINS(r.out, "kcmpm/no-such.h: No such file or directory); install: apt-get "
+		       "install libkcmpm-dev\n");
+	CHECK_CONTAINS(r.out, "kcmp-matrix: kernel tarball '/usr/src/linux-source-9.9.tar.xz' not "
+		       "found; install it: apt-get install linux-source-9.9");
+	CHECK_CONTAINS(r.out, "kcmp-matrix: arch x86_64: QEMU 'qemu-system-x86_64' cannot set up the "
+		       "arch's machine (qemu-system-x86_64: unable to find CPU model "
+		       "'kcmpm-no-such-cpu'); install: apt-get install gcc libc6-dev qemu-system-x86");
+	CHECK_CONTAINS(r.out, "4 problems found before any build");
+	run_free(&r);
+	free(conf);
+	free(arches_conf);
+	free(host);
+	free(dir);
+}
+
+/* An error halfway through: the x86_64 cell finished, then arm64's cell directory cannot be
+ * made. Exit 2 with the error, and the finished cell's table, JSON and page are there, marked
+ * partial. */
+TEST(e2e_error_midway_leaves_partial_results)
+{
+	char *results = xasprintf("%s/midway", scratch), *blocker, *md, *json, *html, *text;
+	struct run r;
+
+	blocker = xasprintf("%s/cells/v3/arm64", results);
+	mkdir_p(blocker);
+	remove_tree(blocker);
+	write_file_atomic(blocker, "not a directory\n", 16);
+	r = harness_run("midway", (const char *[]){ "--only", OFF, NULL });
+	CHECK(r.status == 2);
+	CHECK_CONTAINS(r.out, "kcmp-matrix: the 1 finished cells are in ");
+	CHECK_CONTAINS(r.out, "kcmp-matrix: cannot create '");
+	md = xasprintf("%s/matrix.md", results);
+	text = read_file(md, NULL);
+	CHECK(text && !strncmp(text, "PARTIAL RUN, stopped after 1 of 2 cells: cannot create '", 56));
+	CHECK_CONTAINS(text, "| n | n | n | n | y | PASS kcmp=enosys |");
+	CHECK_CONTAINS(text, "\n1 cells: 1 PASS\n");
+	free(text);
+	expect_cell(&r, "x86_64", OFF, "PASS\tenosys\tworks\tenosys\tnnnny\t");
+	CHECK(r.tsv && !strstr(r.tsv, "arm64"));
+	json = xasprintf("%s/matrix.json", results);
+	text = read_file(json, NULL);
+	CHECK_CONTAINS(text, "\"partial\": \"stopped after 1 of 2 cells: cannot create '");
+	free(text);
+	html = xasprintf("%s/index.html", results);
+	text = read_file(html, NULL);
+	CHECK_CONTAINS(text, "<b>Partial run</b>, stopped after 1 of 2 cells");
+	free(text);
+	run_free(&r);
+	free(html);
+	free(json);
+	free(md);
+	free(blocker);
+	free(results);
+}
+
 /* Bad input: one clear line on stderr, exit 2. */
 static void expect_harness_error(const char *name, const char *const *args, const char *msg)
 {
@@ -1144,7 +1280,7 @@ TEST(e2e_bad_input_exits_2)
 			     "KSRC 'tests' is not a kernel source tree");
 	expect_harness_error("no-qemu", (const char *[]){ "--arch", "x86_64", "--only", OFF, "--qemu",
 							  "/nonexistent/qemu-system-x86_64", NULL },
-			     "apt-get install gcc qemu-system-x86");
+			     "apt-get install gcc libc6-dev qemu-system-x86");
 	text = read_file(rules, NULL);
 	if (text) {
 		char *bad = xasprintf("%s\nconfig KCMP\n\tprompt if EXPERT &&\n", text);

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 TEST(matrix_loads_the_repository_data)
 {
@@ -22,11 +23,38 @@ TEST(matrix_loads_the_repository_data)
 	matrix_free(&m);
 }
 
-static const char good_conf[] = "format 1\nsymbols EXPERT KCMP CHECKPOINT_RESTORE DRM EPOLL\n"
-				"arches x86_64\nvariants v3\n";
+/* Every package a fresh machine needs is named in the data, the ones a package merely
+ * recommends included: the arm64 C library is only a Recommends of the cross compiler. */
+TEST(matrix_names_every_package)
+{
+	struct matrix m;
+	char err[512] = "", *arm64, *x86;
+	int gelf = 0;
 
-/* A scratch matrix dir with the given matrix.conf and arches.conf; returns the load error. */
-static const char *load_with(const char *conf, const char *arches)
+	CHECK(matrix_load("matrix", "kernel-patch", &m, err, sizeof(err)) == 0);
+	CHECK_STR(m.tree_package, "linux-source-6.1");
+	CHECK_STR(m.tarball, "/usr/src/linux-source-6.1.tar.xz");
+	arm64 = matrix_arch_packages(&m.arch[matrix_arch_index(&m, "arm64")]);
+	x86 = matrix_arch_packages(&m.arch[matrix_arch_index(&m, "x86_64")]);
+	CHECK_STR(arm64, "gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm");
+	CHECK_STR(x86, "gcc libc6-dev qemu-system-x86");
+	for (int i = 0; i < m.nneed; i++)
+		gelf += m.need[i].header && !strcmp(m.need[i].name, "gelf.h") &&
+			!strcmp(m.need[i].package, "libelf-dev");
+	CHECK(gelf == 1);
+	free(arm64);
+	free(x86);
+	matrix_free(&m);
+}
+
+static const char good_conf[] = "format 1\ntree linux-source-6.1 /usr/src/linux-source-6.1.tar.xz\n"
+				"symbols EXPERT KCMP CHECKPOINT_RESTORE DRM EPOLL\n"
+				"arches x86_64\nvariants v3\n";
+static const char good_host[] = "format 1\nprogram make make\nheader gelf.h libelf-dev\n";
+
+/* A scratch matrix dir with the given matrix.conf, arches.conf and host.conf; returns the load
+ * error. */
+static const char *load_with_host(const char *conf, const char *arches, const char *host)
 {
 	static char err[512];
 	char dir[] = "/tmp/kcmpm-matrix-XXXXXX";
@@ -44,6 +72,9 @@ static const char *load_with(const char *conf, const char *arches)
 	p = xasprintf("%s/arches.conf", dir);
 	write_file_atomic(p, arches, strlen(arches));
 	free(p);
+	p = xasprintf("%s/host.conf", dir);
+	write_file_atomic(p, host, strlen(host));
+	free(p);
 	p = xasprintf("%s/rules/v3.rules", dir);
 	copy_file("matrix/rules/v3.rules", p);
 	free(p);
@@ -55,9 +86,35 @@ static const char *load_with(const char *conf, const char *arches)
 	return err;
 }
 
+static const char *load_with(const char *conf, const char *arches)
+{
+	return load_with_host(conf, arches, good_host);
+}
+
 static const char *load_with_arches(const char *arches)
 {
 	return load_with(good_conf, arches);
+}
+
+static const char good_arches[] = "format 1\narch x86_64\n\tkernel-arch x86_64\n"
+				  "\tcross-compile -\n\tmake-target bzImage\n"
+				  "\timage arch/x86/boot/bzImage\n\tconsole ttyS0\n"
+				  "\tboot-timeout 60\n\tqemu qemu-system-x86_64 -nic none\n";
+
+TEST(matrix_tree_and_host_errors)
+{
+	CHECK_CONTAINS(load_with(good_conf, good_arches), "(loaded)");
+	CHECK_CONTAINS(load_with("format 1\nsymbols EXPERT\narches x86_64\nvariants v3\n",
+				 good_arches),
+		       "needs 'tree', 'symbols', 'arches' and 'variants' lines");
+	CHECK_CONTAINS(load_with("format 1\ntree linux-source-6.1 linux.tar.xz\n", good_arches),
+		       "matrix.conf:2: expected 'tree PACKAGE /path/to/tarball'");
+	CHECK_CONTAINS(load_with_host(good_conf, good_arches, "format 1\nprogram flex\n"),
+		       "host.conf:2: expected 'program NAME PACKAGE' or 'header FILE PACKAGE'");
+	CHECK_CONTAINS(load_with_host(good_conf, good_arches, "format 1\nlibrary elf libelf-dev\n"),
+		       "host.conf:2: expected 'program NAME PACKAGE'");
+	CHECK_CONTAINS(load_with_host(good_conf, good_arches, "program make make\n"),
+		       "expected 'format 1'");
 }
 
 TEST(matrix_arches_errors)

@@ -61,6 +61,46 @@ TEST(results_read_back_gives_the_same_reports)
 	free(dir);
 }
 
+/* A run stopped by an error says so in every file that a person or a CI server reads, and the
+ * mark survives a read back (merge, diff). */
+TEST(results_of_a_partial_run_say_so)
+{
+	struct matrix m;
+	struct plan p, back = { 0 };
+	struct run_info ri = { .kernel_version = "6.1.192", .partial = "stopped after 4 of 9 cells: "
+								       "cannot create 'x'" };
+	struct run_info ri_back = { 0 };
+	char *dir = scratch_dir(), *path, *text, err[1024] = "";
+
+	fixture_plan(&m, &p);
+	CHECK(results_write(dir, &m, &p, &ri, NULL, err, sizeof(err)) == 0);
+	path = xasprintf("%s/matrix.md", dir);
+	text = read_file(path, NULL);
+	CHECK(text && !strncmp(text, "PARTIAL RUN, stopped after 4 of 9 cells: cannot create 'x'\n",
+			       59));
+	free(text);
+	free(path);
+	path = xasprintf("%s/matrix.ktap", dir);
+	text = read_file(path, NULL);
+	CHECK_CONTAINS(text, "\n# partial run, stopped after 4 of 9 cells");
+	free(text);
+	free(path);
+	path = xasprintf("%s/index.html", dir);
+	text = read_file(path, NULL);
+	CHECK_CONTAINS(text, "<b>Partial run</b>, stopped after 4 of 9 cells: cannot create &#39;x&#39;");
+	free(text);
+	free(path);
+	path = xasprintf("%s/matrix.json", dir);
+	CHECK(results_read(path, &m, &back, &ri_back, err, sizeof(err)) == 0);
+	CHECK_STR(ri_back.partial, ri.partial);
+	free(path);
+	plan_free(&p);
+	plan_free(&back);
+	matrix_free(&m);
+	remove_tree(dir);
+	free(dir);
+}
+
 TEST(results_read_refuses_what_it_cannot_use)
 {
 	struct matrix m;

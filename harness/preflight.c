@@ -1,0 +1,249 @@
+/* preflight: see preflight.h. */
+#define _GNU_SOURCE
+#include "preflight.h"
+#include "build.h"
+#include "cache.h"
+#include "guest.h"
+#include "spawn.h"
+#include "tree.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The problems found so far and the packages that would mend them. */
+struct problems {
+	int n;
+	struct strbuf packages;		/* " pkg pkg ...", each once */
+};
+
+static void add_package(struct problems *pr, const char *pkg)
+{
+	char *word = xasprintf(" %s ", pkg), *have = xasprintf("%s ", pr->packages.s ? pr->packages.s
+										: "");
+
+	if (!strstr(have, word))
+		sb_printf(&pr->packages, " %s", pkg);
+	free(word);
+	free(have);
+}
+
+/* Prints one problem line and remembers its packages (space-separated words, or NULL). */
+static void problem(struct problems *pr, const char *packages, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void problem(struct problems *pr, const char *packages, const char *fmt, ...)
+{
+	char line[2048], *copy = xstrdup(packages ? packages : ""), *save = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	warn("%s", line);
+	pr->n++;
+	for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		add_package(pr, w);
+	free(copy);
+}
+
+/* Is name a program we can run: a path that is executable, or found in PATH? */
+static int program_found(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *copy, *save = NULL;
+	int found = 0;
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	copy = xstrdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+	for (char *dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+		char *p = xasprintf("%s/%s", dir, name);
+
+		found = access(p, X_OK) == 0;
+		free(p);
+	}
+	free(copy);
+	return found;
+}
+
+/* Does the host compiler find this header? On failure why gets its first error line. */
+static int header_found(const char *dir, const char *header, char *why, size_t whylen)
+{
+	char *src = xasprintf("%s/header.c", dir), *log = xasprintf("%s/header.log", dir);
+	char *text = xasprintf("#include <%s>\n", header);
+	const char *argv[] = { "cc", "-fsyntax-only", src, NULL };
+	struct spawn_result res = { .status = -1 };
+	int ok = 0;
+
+	unlink(log);
+	if (write_file_atomic(src, text, strlen(text)) == 0 &&
+	    spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 60 }, &res) == 0)
+		ok = res.status == 0;
+	if (!ok) {
+		char *out = read_file(log, NULL);
+
+		build_first_error(out ? out : "", "", why, whylen);
+		free(out);
+	}
+	free(src);
+	free(log);
+	free(text);
+	return ok;
+}
+
+static void check_host(const struct preflight_req *r, const char *dir, struct problems *pr)
+{
+	const struct matrix *m = r->m;
+	int have_cc = 1;
+	char why[512];
+
+	for (int i = 0; i < m->nneed; i++) {
+		const struct host_need *h = &m->need[i];
+
+		if (h->header || program_found(h->name))
+			continue;
+		have_cc &= strcmp(h->name, "cc") != 0;
+		problem(pr, h->package, "program '%s' not found; install: apt-get install %s",
+			h->name, h->package);
+	}
+	for (int i = 0; i < m->nneed && have_cc; i++) {
+		const struct host_need *h = &m->need[i];
+
+		if (h->header && !header_found(dir, h->name, why, sizeof(why)))
+			problem(pr, h->package, "header '%s' not found by cc (%s); install: apt-get "
+				"install %s", h->name, why, h->package);
+	}
+	if (r->tarball && tree_check_tarball(r->tarball, r->tree_package, r->o->cache_dir, why,
+					     sizeof(why)))
+		problem(pr, r->tree_package, "%s", why);
+}
+
+/* QEMU is asked to boot a kernel that does not exist: it parses the arch's options, sets up
+ * the machine (CPU model, memory, firmware) and stops with an error naming that file only when
+ * all of that worked. Any other end is a QEMU that cannot boot this arch's guests. */
+static void check_qemu(const struct arch *a, const char *dir, struct problems *pr)
+{
+	char *missing = xasprintf("%s/no-such-kernel-%s", dir, a->name);
+	char *log = xasprintf("%s/qemu-%s.log", dir, a->name), *out = NULL, *pkgs;
+	const char **argv;
+	struct spawn_result res;
+	int nq = 0, started;
+
+	while (a->qemu[nq])
+		nq++;
+	argv = xcalloc((size_t)nq + 3, sizeof(*argv));
+	memcpy(argv, a->qemu, (size_t)nq * sizeof(*argv));
+	argv[nq] = "-kernel";
+	argv[nq + 1] = missing;
+	unlink(log);
+	started = spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 30 },
+			    &res) == 0;
+	pkgs = matrix_arch_packages(a);
+	if (!started) {
+		problem(pr, pkgs, "arch %s: cannot run QEMU '%s': %s; install: apt-get install %s",
+			a->name, a->qemu[0], strerror(errno), pkgs);
+	} else if (!(out = read_file(log, NULL)) || res.status == 0 || !strstr(out, missing)) {
+		char *nl = out ? strchr(out, '\n') : NULL;
+
+		if (nl)
+			*nl = 0;
+		problem(pr, pkgs, "arch %s: QEMU '%s' cannot set up the arch's machine (%s%s); "
+			"install: apt-get install %s (full log: %s)", a->name, a->qemu[0],
+			res.timed_out ? "no answer within 30 s" : out && *out ? out : "no message",
+			res.timed_out || (out && *out) ? "" : res.status ? ", exit status != 0"
+								    : ", exit status 0",
+			pkgs, log);
+	}
+	free(pkgs);
+	free(out);
+	free(argv);
+	free(log);
+	free(missing);
+}
+
+/* The arch's guest (compiled and packed) and its tools hashed. Kernels are keyed by the
+ * compiler's version and the make program, boots by the arch's QEMU version and the QEMU
+ * program asked for, so a test's fake make or QEMU never shares cache entries with the real
+ * ones. */
+static void prepare_arch(const struct preflight_req *r, const struct arch *a,
+			 struct arch_tools *t, struct problems *pr)
+{
+	const struct run_opts *o = r->o;
+	char *dir = xasprintf("%s/guest/%s", o->cache_dir, a->name);
+	char *cc = xasprintf("%sgcc", a->cross_compile), *log = xasprintf("%s/version.log", dir);
+	const char *cc_argv[] = { cc, "--version", NULL };
+	const char *qemu_argv[] = { a->qemu[0], "--version", NULL };
+	char why[2048], *cc_version = NULL, *qemu_version = NULL, *cpio, *pkgs;
+	size_t len;
+
+	t->initramfs = guest_prepare(a, o->guest_src, dir, why, sizeof(why));
+	if (!t->initramfs) {
+		pkgs = matrix_arch_packages(a);
+		problem(pr, pkgs, "%s", why);
+		free(pkgs);
+	} else {
+		const char *build[] = { "", o->make, NULL }, *boot[] = { "", o->qemu ? o->qemu : "",
+									 NULL };
+
+		cc_version = spawn_first_line(cc_argv, log);
+		qemu_version = spawn_first_line(qemu_argv, log);
+		build[0] = cc_version ? cc_version : "";
+		boot[0] = qemu_version ? qemu_version : "";
+		cache_key(t->toolchain, build);
+		cache_key(t->emulator, boot);
+		cpio = read_file(t->initramfs, &len);
+		hash_hex(hash_bytes(HASH_INIT, cpio ? cpio : "", cpio ? len : 0), t->guest_hash);
+		free(cpio);
+	}
+	check_qemu(a, dir, pr);
+	free(cc_version);
+	free(qemu_version);
+	free(cc);
+	free(log);
+	free(dir);
+}
+
+int preflight(const struct preflight_req *r, struct arch_tools *tools, char *err, size_t errlen)
+{
+	const struct matrix *m = r->m;
+	char *dir = xasprintf("%s/preflight", r->o->cache_dir);
+	struct problems pr = { 0 };
+
+	memset(tools, 0, (size_t)m->narch * sizeof(*tools));
+	if (!path_exists(r->o->guest_src)) {
+		snprintf(err, errlen, "guest source '%s' not found; run from the repository top or "
+			 "pass --guest", r->o->guest_src);
+		free(dir);
+		return -1;
+	}
+	if (mkdir_p(dir)) {
+		snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
+		free(dir);
+		return -1;
+	}
+	check_host(r, dir, &pr);
+	for (int a = 0; a < m->narch; a++)
+		if (r->arch_used[a])
+			prepare_arch(r, &m->arch[a], &tools[a], &pr);
+	free(dir);
+	if (pr.n == 0)
+		return 0;
+	snprintf(err, errlen, "%d problem%s found before any build; install what is missing: "
+		 "apt-get install%s (as root, `make deps` does it)", pr.n, pr.n == 1 ? "" : "s",
+		 pr.packages.s ? pr.packages.s : " (see above)");
+	sb_free(&pr.packages);
+	arch_tools_free(tools, m->narch);
+	return -1;
+}
+
+void arch_tools_free(struct arch_tools *tools, int narch)
+{
+	for (int a = 0; a < narch; a++) {
+		free(tools[a].initramfs);
+		tools[a].initramfs = NULL;
+	}
+}
