@@ -44,7 +44,7 @@ OLD    ?=
 NEW    ?=
 SHARDS ?=
 
-.PHONY: all matrix cell shell diff merge test bench fuzz deps clean clean-cache
+.PHONY: all matrix cell shell diff merge test test-deps fresh-check bench fuzz deps clean clean-cache
 
 all: $(BUILD)/kcmp-matrix
 
@@ -77,6 +77,7 @@ cell: deps $(BUILD)/kcmp-matrix
 
 shell: deps $(BUILD)/kcmp-matrix
 	$(need_cell)
+	@scripts/ensure-deps busybox-static
 	@bb='$(BUSYBOX)'; [ -n "$$bb" ] || bb=$$(CACHE='$(CACHE)' scripts/fetch-busybox '$(ARCH)') && \
 	echo "$(BUILD)/kcmp-matrix $(CELL_ARGS) --shell --busybox $$bb" && \
 	$(BUILD)/kcmp-matrix $(CELL_ARGS) --shell --busybox "$$bb"
@@ -90,9 +91,18 @@ merge: $(BUILD)/kcmp-matrix
 	$(BUILD)/kcmp-matrix merge --results $(RESULTS) $(if $(PREVIOUS),--previous $(PREVIOUS)) $(SHARDS)
 
 # The tests also need a browser for the page and xmllint for the JUnit schema.
-test: deps $(BUILD)/unit-tests $(BUILD)/e2e-tests $(BUILD)/kcmp-matrix-san
-	@scripts/ensure-deps chromium libxml2-utils
+test: test-deps $(BUILD)/unit-tests $(BUILD)/e2e-tests $(BUILD)/kcmp-matrix-san
 	@scripts/run-tests $(BUILD)
+
+# What make test needs beyond make matrix: python3 for the kernel's KTAP parser (kunit.py),
+# busybox-static for make shell, a browser for the page and xmllint for the JUnit schema.
+test-deps: deps
+	@scripts/ensure-deps python3 busybox-static chromium libxml2-utils
+
+# A new Debian 12 root (debootstrap), a clean clone of this repository's HEAD in it, and there
+# make test's set-up from nothing, the preflight on both arches and one real cell per arch.
+fresh-check:
+	@scripts/fresh-check
 
 clean:
 	rm -rf $(BUILD)
