@@ -25,6 +25,7 @@
 #include <getopt.h>
 #include <sys/file.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,12 +233,18 @@ static void clean_up_after_a_killed_run(const struct options *o)
 {
 	static const char *const kinds[] = { "base", "resolved", "kernels", "boots", "guest",
 					     "shell" };
-	char owner[4096];
+	char real[4096], *owner;
+	struct stat st;
 	int killed, temps = remove_stale_temps(o->run.results_dir);
 
-	if (!realpath(o->run.cache_dir, owner))
+	/* The mark names the cache by its path and its inode: a run in a chroot (make
+	 * fresh-check) sees this machine's processes, and its cache may have the same path. */
+	if (!realpath(o->run.cache_dir, real) || stat(real, &st))
 		die("cannot resolve '%s':", o->run.cache_dir);
+	owner = xasprintf("%s %llu:%llu", real, (unsigned long long)st.st_dev,
+			  (unsigned long long)st.st_ino);
 	killed = spawn_claim_children(owner);
+	free(owner);
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		char *dir = xasprintf("%s/%s", o->run.cache_dir, kinds[i]);
 
