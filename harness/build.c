@@ -1,6 +1,7 @@
 /* build: see build.h. */
 #define _GNU_SOURCE
 #include "build.h"
+#include "kconfig.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -224,29 +225,78 @@ static int install_config(const struct build_ctx *b, const char *config_path)
 	return rc;
 }
 
-/* The -j, timestamp and target words of a kernel build; free each. */
-static void kernel_words(const struct build_ctx *b, const char *tag, char *words[5])
+/* Does the config at path have loadable modules? */
+static int config_has_modules(const char *path)
+{
+	char *text = read_file(path, NULL);
+	int yes = text && kconfig_bool(text, "MODULES", 1) == 'y';
+
+	free(text);
+	return yes;
+}
+
+/* The -j, timestamp and target words of a kernel build (with "modules" when the config has
+ * them, so an m symbol is really built as a module); free each. Returns how many. */
+static int kernel_words(const struct build_ctx *b, const char *tag, int modules, char *words[6])
 {
 	words[0] = xasprintf("-j%d", b->jobs);
 	words[1] = xasprintf("KBUILD_BUILD_TIMESTAMP=kcmpm-%s", tag);
 	words[2] = xstrdup("KBUILD_BUILD_USER=kcmp-matrix");
 	words[3] = xstrdup("KBUILD_BUILD_HOST=kcmp-matrix");
 	words[4] = xstrdup(b->arch->make_target);
+	if (!modules)
+		return 5;
+	words[5] = xstrdup("modules");
+	return 6;
 }
 
-char *build_reproducer(const struct build_ctx *b, const char *tag, const char *out_dir)
+/* The modules this build made: modules.order (which Kbuild writes anew for every build, so a
+ * module of an earlier cell's config is never listed) as "dir/name.ko" words, each checked to
+ * exist. Returns 0, or -1 when a listed module file is missing (its name in buf). */
+static int list_modules(const struct build_ctx *b, char *buf, size_t len)
+{
+	char *path = xasprintf("%s/modules.order", b->build_dir);
+	char *text = read_file(path, NULL), *save = NULL;
+	size_t used = 0;
+	int rc = 0;
+
+	buf[0] = 0;
+	for (char *line = text ? strtok_r(text, "\n", &save) : NULL; line && rc == 0;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *dot = strrchr(line, '.'), *ko;
+
+		if (dot && (!strcmp(dot, ".o") || !strcmp(dot, ".ko")))
+			*dot = 0;
+		ko = xasprintf("%s/%s.ko", b->build_dir, line);
+		if (!path_exists(ko)) {
+			snprintf(buf, len, "%s.ko", line);
+			rc = -1;
+		} else if (used + strlen(line) + 5 < len) {
+			used += (size_t)snprintf(buf + used, len - used, "%s%s.ko", used ? " " : "",
+						 line);
+		}
+		free(ko);
+	}
+	free(text);
+	free(path);
+	return rc;
+}
+
+char *build_reproducer(const struct build_ctx *b, const char *tag, int modules,
+		       const char *out_dir)
 {
 	struct build_ctx there = *b;
-	char *config[] = { xstrdup("olddefconfig") }, *kernel[5];
+	char *config[] = { xstrdup("olddefconfig") }, *kernel[6];
 	const char *argv[MAX_ARGS];
 	char *own[MAX_ARGS], *lines[2];
+	int nword;
 
 	there.build_dir = (char *)out_dir;
-	kernel_words(b, tag, kernel);
+	nword = kernel_words(b, tag, modules, kernel);
 	make_args(&there, argv, own, 1, config);
 	lines[0] = spawn_format_argv(argv);
 	free_args(own);
-	make_args(&there, argv, own, 5, kernel);
+	make_args(&there, argv, own, nword, kernel);
 	lines[1] = spawn_format_argv(argv);
 	free_args(own);
 	char *text = xasprintf("%s\n%s\n", lines[0], lines[1]);
@@ -260,7 +310,7 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 		 const char *log_path, const char *image_out, struct build_outcome *out, char *err,
 		 size_t errlen)
 {
-	char *extra[5];
+	char *extra[6];
 	const char *argv[MAX_ARGS];
 	char *own[MAX_ARGS];
 	char *image = xasprintf("%s/%s", b->build_dir, b->arch->image);
@@ -269,8 +319,7 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 
 	*out = (struct build_outcome){ 0 };
 	err[0] = 0;
-	kernel_words(b, tag, extra);
-	make_args(b, argv, own, 5, extra);
+	make_args(b, argv, own, kernel_words(b, tag, config_has_modules(config_path), extra), extra);
 	unlink(log_path);
 	if (ensure_dirs(b, err, errlen) || install_config(b, config_path)) {
 		if (!*err)
@@ -287,7 +336,11 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 		goto out;
 	}
 	out->seconds = res.seconds;
-	if (res.status == 0 && copy_file(image, image_out) == 0) {
+	if (res.status == 0 && list_modules(b, out->modules, sizeof(out->modules))) {
+		snprintf(out->first_error, sizeof(out->first_error), "make succeeded but left no %.400s, "
+			 "which modules.order lists", out->modules);
+		out->modules[0] = 0;
+	} else if (res.status == 0 && copy_file(image, image_out) == 0) {
 		out->ok = 1;
 	} else if (res.status == 0 && errno != ENOENT) {
 		snprintf(err, errlen, "cannot copy '%s' to '%s': %s", image, image_out,

@@ -28,6 +28,8 @@ struct build_outcome {
 	int ok;
 	double seconds;
 	char first_error[512];	/* when !ok: the first compiler/linker error line */
+	char modules[1024];	/* when ok: the modules it made ("drivers/gpu/drm/drm.ko ..."),
+				 * from modules.order; "" for none */
 };
 
 /* Makes the full base config from the fragments' text (allnoconfig + KCONFIG_ALLCONFIG).
@@ -51,16 +53,18 @@ int build_resolve_all(const struct build_ctx *b, struct build_resolution *r, int
 		      size_t errlen);
 void build_resolution_free(struct build_resolution *r);
 
-/* Builds the kernel for the config at config_path into image_out. The log goes to log_path.
- * Returns -1 only when make could not be started at all (err says why). */
+/* Builds the kernel for the config at config_path into image_out, and its modules when the
+ * config has MODULES=y. The log goes to log_path. Returns -1 only when make could not be
+ * started at all (err says why). */
 int build_kernel(const struct build_ctx *b, const char *config_path, const char *tag,
 		 const char *log_path, const char *image_out, struct build_outcome *out, char *err,
 		 size_t errlen);
 
 /* The two make commands that rebuild this kernel by hand into out_dir (whose .config is the
- * cell's final config), as shell lines: olddefconfig, then the image with the same timestamp
- * tag. Caller frees. */
-char *build_reproducer(const struct build_ctx *b, const char *tag, const char *out_dir);
+ * cell's final config), as shell lines: olddefconfig, then the image (and the modules, when
+ * modules is set) with the same timestamp tag. Caller frees. */
+char *build_reproducer(const struct build_ctx *b, const char *tag, int modules,
+		       const char *out_dir);
 
 /* The first line of a build log that says what went wrong: a compiler or linker error if there
  * is one, else make's first "***" line, else the last line. The tree's path prefix is dropped

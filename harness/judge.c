@@ -84,6 +84,17 @@ static void check_config_layer(const struct judge_input *in, struct cell *c)
 	}
 }
 
+/* A symbol that resolved to m is observed as a module the build made: with none made, the
+ * "m" would be only a word in the .config. */
+static void check_modules(const struct judge_input *in, struct cell *c)
+{
+	for (int s = 0; s < in->m->nsym; s++)
+		if (c->resolved[s] == 'm' && (!c->modules || !*c->modules)) {
+			c->status = CELL_FAIL;
+			add_reason(c, "observed: %s=m, but the build made no module", in->m->sym[s]);
+		}
+}
+
 static void check_observed(struct cell *c, const char *what, const char *seen, const char *want,
 			   const char *because)
 {
@@ -117,6 +128,7 @@ void judge_cell(const struct judge_input *in, struct cell *c)
 			   "(%s)", log->kernel ? log->kernel : "an unknown kernel", in->kernel_id);
 	}
 	check_config_layer(in, c);
+	check_modules(in, c);
 	rules_behaviour(rules, c->resolved, &kcmp, &epoll);
 	check_observed(c, "kcmp()", log->observed_kcmp, presence(kcmp), "syscall kcmp rule");
 	check_observed(c, "epoll", log->observed_epoll, presence(epoll), "syscall epoll rule");

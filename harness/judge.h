@@ -4,7 +4,8 @@
  *   resolved   the final .config          observed   what the guest saw
  *
  * PASS needs: the right kernel booted, predicted == resolved for every symbol, observed ==
- * what the resolved config implies (through the rules' syscall lines), and every KTAP test ok.
+ * what the resolved config implies (through the rules' syscall lines; a symbol resolved to m
+ * needs a module the build made, c->modules), and every KTAP test ok.
  * Otherwise FAIL, with every diverging layer named in the reason. A build, boot or timeout
  * problem comes first and ends the judging, since later layers do not exist then.
  */

@@ -276,7 +276,7 @@ static void print_summary(const struct plan *p, const struct run_info *ri)
 }
 
 /* A finished run's matrix.json read back as a plan; dies on bad input. */
-static void load_run(const char *path, const struct matrix *m, struct plan *p, struct run_info *ri)
+static void load_run(const char *path, struct matrix *m, struct plan *p, struct run_info *ri)
 {
 	char err[2048];
 
@@ -307,7 +307,7 @@ static int exit_status(const struct plan *p)
 }
 
 /* kcmp-matrix diff OLD [NEW]: exit 1 when some cell newly fails. */
-static int diff_command(const struct options *o, const struct matrix *m)
+static int diff_command(const struct options *o, struct matrix *m)
 {
 	struct plan old, new_;
 	struct run_info ri_old = { 0 }, ri_new = { 0 };
@@ -346,7 +346,7 @@ static void copy_cell_files(const struct matrix *m, const struct plan *p, const 
 
 /* kcmp-matrix merge DIR...: one results directory from the shards' ones. Every shard K/N of
  * one N must be there, once. */
-static int merge_command(const struct options *o, const struct matrix *m)
+static int merge_command(const struct options *o, struct matrix *m)
 {
 	struct plan all = { 0 }, previous = { 0 };
 	struct run_info ri = { 0 };
@@ -409,15 +409,11 @@ static const char *tarball_package(const struct options *o, const struct matrix 
 
 /* Before any build: does this machine have all the run needs (preflight.h)? Dies with the
  * packages to install when not. */
-static void check_machine(const struct options *o, const struct matrix *m, const struct plan *p,
+static void check_machine(const struct options *o, const struct matrix *m, const int *used,
 			  struct arch_tools *tools)
 {
-	int used[m->narch];
 	char err[2048];
 
-	memset(used, 0, sizeof(used));
-	for (int i = 0; i < p->ncell; i++)
-		used[p->cell[i].arch] = 1;
 	if (preflight(&(struct preflight_req){ .o = &o->run, .m = m,
 					       .tarball = o->ksrc ? NULL : o->tarball,
 					       .tree_package = tarball_package(o, m),
@@ -451,17 +447,59 @@ static void write_partial_results(const struct options *o, const struct matrix *
 	free(done.cell);
 }
 
-static int run_command(struct options *o, const struct matrix *m)
+/* Each matrix symbol takes the values its Kconfig type in the tree allows (bool: n y;
+ * tristate: n m y), and every variant's rules must say the same type. */
+static void take_symbol_types(struct matrix *m, const struct tree *t)
+{
+	char type[MAX_SYMBOLS];
+
+	tree_find_symbols(t->path, m->nsym, (const char *const *)m->sym, type);
+	for (int s = 0; s < m->nsym; s++) {
+		matrix_set_type(m, s, type[s]);
+		for (int v = 0; v < m->nvariant; v++) {
+			const struct rule_symbol *rs = &m->variant[v].rules.sym[s];
+
+			if (type[s] && !rs->absent && rs->tristate != (type[s] == 't'))
+				die("%s: %s is %s in %s's Kconfig but %s in the rules; say '%s' in its "
+				    "block", m->variant[v].rules_path, m->sym[s],
+				    type[s] == 't' ? "tristate" : "bool", t->path,
+				    rs->tristate ? "tristate" : "bool",
+				    type[s] == 't' ? "tristate" : "bool");
+		}
+	}
+}
+
+static int run_command(struct options *o, struct matrix *m)
 {
 	struct plan p, previous = { 0 };
 	struct run_info ri = { 0 };
 	struct tree t;
 	struct arch_tools tools[m->narch];
+	int arch_used[m->narch];
 	char err[2048], *table;
 	double start = now_seconds();
 	int status;
 
-	if (plan_make(m, &o->filter, &p, err, sizeof(err)))
+	if (plan_check_filter(m, &o->filter, arch_used, err, sizeof(err)))
+		die("%s", err);
+	if (o->previous) {
+		struct run_info unused = { 0 };
+
+		load_run(o->previous, m, &previous, &unused);
+	}
+	if (mkdir_p(o->run.results_dir) || mkdir_p(o->run.cache_dir))
+		die("cannot create '%s' or '%s':", o->run.results_dir, o->run.cache_dir);
+	lock_dir(o->run.cache_dir);
+	lock_dir(o->run.results_dir);
+	clean_up_after_a_killed_run(o);
+	check_machine(o, m, arch_used, tools);
+	if (o->ksrc ? tree_from_path(o->ksrc, &t, err, sizeof(err))
+		    : tree_from_tarball(o->tarball, tarball_package(o, m), o->run.cache_dir, &t, err,
+					sizeof(err)))
+		die("%s", err);
+	take_symbol_types(m, &t);
+	if (plan_make(m, &o->filter, &p, err, sizeof(err)) ||
+	    (o->previous && plan_index(m, &previous, err, sizeof(err))))
 		die("%s", err);
 	if (o->single && p.ncell != 1)
 		die("the filters select %d cells, not one; name the arch, the variant and all %d "
@@ -473,21 +511,6 @@ static int run_command(struct options *o, const struct matrix *m)
 			die("--shard %s: this shard has no cells (there are fewer cells than shards)",
 			    ri.shard);
 	}
-	if (o->previous) {
-		struct run_info unused = { 0 };
-
-		load_run(o->previous, m, &previous, &unused);
-	}
-	if (mkdir_p(o->run.results_dir) || mkdir_p(o->run.cache_dir))
-		die("cannot create '%s' or '%s':", o->run.results_dir, o->run.cache_dir);
-	lock_dir(o->run.cache_dir);
-	lock_dir(o->run.results_dir);
-	clean_up_after_a_killed_run(o);
-	check_machine(o, m, &p, tools);
-	if (o->ksrc ? tree_from_path(o->ksrc, &t, err, sizeof(err))
-		    : tree_from_tarball(o->tarball, tarball_package(o, m), o->run.cache_dir, &t, err,
-					sizeof(err)))
-		die("%s", err);
 	fprintf(stderr, "kcmp-matrix: %d cells, kernel %s from %s, cache %s\n", p.ncell, t.version,
 		t.path, o->run.cache_dir);
 	snprintf(ri.kernel_version, sizeof(ri.kernel_version), "%s", t.version);

@@ -106,6 +106,7 @@ static int load_matrix_conf(const char *path, struct matrix *m, char ***arches, 
 			for (int s = 0; s < m->nsym; s++) {
 				m->sym[s] = xstrdup(l->word[s + 1]);
 				m->build_order[s] = s;
+				matrix_set_type(m, s, 'b');
 			}
 		} else if (!strcmp(kw, "arches")) {
 			*arches = words_from(l, 1);
@@ -426,16 +427,14 @@ int matrix_parse_pattern(const struct matrix *m, const char *text, const char *w
 			continue;
 		if (eq)
 			s = matrix_symbol_index(m, w);
-		if (s < 0 || (strcmp(eq + 1, "y") && strcmp(eq + 1, "n"))) {
-			snprintf(err, errlen, "%s: bad term '%s%s%s'; expected SYMBOL=y, SYMBOL=n or "
-				 "ARCH=name with names from matrix/, joined by commas", what, w,
-				 eq ? "=" : "", eq ? eq + 1 : "");
+		if (s < 0 || strlen(eq + 1) != 1 || !strchr("ymn", eq[1])) {
+			snprintf(err, errlen, "%s: bad term '%s%s%s'; expected SYMBOL=y, SYMBOL=m, "
+				 "SYMBOL=n or ARCH=name with names from matrix/, joined by commas", what,
+				 w, eq ? "=" : "", eq ? eq + 1 : "");
 			rc = -1;
 			break;
 		}
-		p->mask |= 1u << (m->nsym - 1 - s);
-		if (eq[1] == 'y')
-			p->want |= 1u << (m->nsym - 1 - s);
+		p->want[s] = eq[1];
 	}
 	free(copy);
 	return rc;
@@ -443,12 +442,24 @@ int matrix_parse_pattern(const struct matrix *m, const char *text, const char *w
 
 int matrix_pattern_matches(const struct pattern *p, int nsym, const char *values, int arch)
 {
-	unsigned bits = 0;
-
 	for (int i = 0; i < nsym; i++)
-		if (values[i] == 'y' || values[i] == 'm')
-			bits |= 1u << (nsym - 1 - i);
-	return (bits & p->mask) == p->want && (p->arch < 0 || p->arch == arch);
+		if (p->want[i] && p->want[i] != values[i])
+			return 0;
+	return p->arch < 0 || p->arch == arch;
+}
+
+unsigned matrix_ncombo(const struct matrix *m)
+{
+	unsigned n = 1;
+
+	for (int s = 0; s < m->nsym; s++)
+		n *= (unsigned)strlen(m->values[s]);
+	return n;
+}
+
+void matrix_set_type(struct matrix *m, int s, char type)
+{
+	snprintf(m->values[s], sizeof(m->values[s]), "%s", type == 't' ? "nmy" : "ny");
 }
 
 static int find_name(char *const *names, int n, const char *name)

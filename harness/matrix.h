@@ -35,10 +35,10 @@ struct host_need {
 	char *package;		/* "flex", "libelf-dev" */
 };
 
-/* A pattern over the symbols and the arch: "SYM=y|n" and "ARCH=name" terms joined by commas,
+/* A pattern over the symbols and the arch: "SYM=y|m|n" and "ARCH=name" terms joined by commas,
  * all of which must hold. */
 struct pattern {
-	unsigned mask, want;	/* bit (nsym-1-i) for symbol i, as in plan.h's combinations */
+	char want[MAX_SYMBOLS];	/* the value symbol i must have, or 0 for any */
 	int arch;		/* arch index, or -1 for any */
 };
 
@@ -64,6 +64,8 @@ struct matrix {
 	char *tarball;			/* ...as this tarball */
 	int nsym;
 	char *sym[MAX_SYMBOLS + 1];	/* NULL-terminated */
+	char values[MAX_SYMBOLS][4];	/* the values symbol i takes, as its Kconfig type allows:
+					 * "ny" (bool, the default) or "nmy" (tristate) */
 	int narch;
 	struct arch *arch;
 	int nvariant;
@@ -93,5 +95,10 @@ int matrix_parse_pattern(const struct matrix *m, const char *text, const char *w
 			 struct pattern *p, char *err, size_t errlen);
 /* Does the pattern hold for these values ('y'/'n'/'m'/0) on this arch? */
 int matrix_pattern_matches(const struct pattern *p, int nsym, const char *values, int arch);
+
+/* How many combinations of values the symbols have: the product of their value counts. */
+unsigned matrix_ncombo(const struct matrix *m);
+/* Sets the values symbol s takes from its Kconfig type: 't' tristate, else bool. */
+void matrix_set_type(struct matrix *m, int s, char type);
 
 #endif

@@ -7,10 +7,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-void plan_combo_values(int nsym, unsigned combo, char *values)
+void plan_combo_values(const struct matrix *m, unsigned combo, char *values)
 {
-	for (int i = 0; i < nsym; i++)
-		values[i] = (combo >> (nsym - 1 - i)) & 1 ? 'y' : 'n';
+	for (int i = m->nsym - 1; i >= 0; i--) {
+		unsigned radix = (unsigned)strlen(m->values[i]);
+
+		values[i] = m->values[i][combo % radix];
+		combo /= radix;
+	}
+}
+
+int plan_combo_of(const struct matrix *m, const char *values, unsigned *combo)
+{
+	*combo = 0;
+	for (int i = 0; i < m->nsym; i++) {
+		const char *at = values[i] ? strchr(m->values[i], values[i]) : NULL;
+
+		if (!at)
+			return -1;
+		*combo = *combo * (unsigned)strlen(m->values[i]) + (unsigned)(at - m->values[i]);
+	}
+	return 0;
 }
 
 char *plan_combo_name(const struct matrix *m, unsigned combo)
@@ -18,19 +35,19 @@ char *plan_combo_name(const struct matrix *m, unsigned combo)
 	struct strbuf sb = { 0 };
 	char v[MAX_SYMBOLS];
 
-	plan_combo_values(m->nsym, combo, v);
+	plan_combo_values(m, combo, v);
 	for (int i = 0; i < m->nsym; i++)
 		sb_printf(&sb, "%s%s=%c", i ? "," : "", m->sym[i], v[i]);
 	return sb.s;
 }
 
 /* Marks the combinations an ONLY pattern selects: space-separated alternatives, each a
- * comma-separated list of SYMBOL=y|n that must all hold. An empty pattern selects all. */
+ * comma-separated list of SYMBOL=y|m|n that must all hold. An empty pattern selects all. */
 static int parse_only(const struct matrix *m, const char *only, int *selected, char *err,
 		      size_t errlen)
 {
-	unsigned ncombo = 1u << m->nsym;
-	char *copy = xstrdup(only ? only : ""), *save = NULL;
+	unsigned ncombo = matrix_ncombo(m);
+	char *copy = xstrdup(only ? only : ""), *save = NULL, values[MAX_SYMBOLS];
 	int nalt = 0, rc = 0;
 
 	for (unsigned c = 0; c < ncombo; c++)
@@ -41,9 +58,11 @@ static int parse_only(const struct matrix *m, const char *only, int *selected, c
 
 		nalt++;
 		rc = matrix_parse_pattern(m, alt, "ONLY", &t, err, errlen);
-		for (unsigned c = 0; c < ncombo && !rc; c++)
-			if ((c & t.mask) == t.want)
+		for (unsigned c = 0; c < ncombo && !rc; c++) {
+			plan_combo_values(m, c, values);
+			if (matrix_pattern_matches(&t, m->nsym, values, -1))
 				selected[c] = 1;
+		}
 	}
 	for (unsigned c = 0; c < ncombo && nalt == 0; c++)
 		selected[c] = 1;
@@ -71,24 +90,46 @@ static int select_names(char **names, int count, int (*index)(const struct matri
 	return 0;
 }
 
+int plan_check_filter(const struct matrix *m, const struct plan_filter *f, int *arch_on,
+		      char *err, size_t errlen)
+{
+	int variant_on[m->nvariant];
+	char *copy = xstrdup(f->only ? f->only : ""), *save = NULL;
+	int rc = select_names(f->arches, m->narch, matrix_arch_index, m, "arch", arch_on, err,
+			      errlen) ||
+		 select_names(f->variants, m->nvariant, matrix_variant_index, m, "variant",
+			      variant_on, err, errlen) ? -1 : 0;
+
+	for (char *alt = strtok_r(copy, " \t", &save); alt && !rc;
+	     alt = strtok_r(NULL, " \t", &save)) {
+		struct pattern t;
+
+		rc = matrix_parse_pattern(m, alt, "ONLY", &t, err, errlen);
+	}
+	free(copy);
+	return rc;
+}
+
 int plan_make(const struct matrix *m, const struct plan_filter *f, struct plan *p, char *err,
 	      size_t errlen)
 {
 	int arch_on[m->narch], variant_on[m->nvariant];
-	unsigned ncombo = 1u << m->nsym;
-	int combo_on[1u << MAX_SYMBOLS];
+	unsigned ncombo = matrix_ncombo(m);
+	int *combo_on = xcalloc(ncombo, sizeof(*combo_on));
 
 	*p = (struct plan){ 0 };
 	if (select_names(f->arches, m->narch, matrix_arch_index, m, "arch", arch_on, err, errlen) ||
 	    select_names(f->variants, m->nvariant, matrix_variant_index, m, "variant", variant_on,
-			 err, errlen))
+			 err, errlen) ||
+	    parse_only(m, f->only, combo_on, err, errlen)) {
+		free(combo_on);
 		return -1;
-	if (parse_only(m, f->only, combo_on, err, errlen))
-		return -1;
+	}
 	p->combo = xcalloc(ncombo, sizeof(*p->combo));
 	for (unsigned c = 0; c < ncombo; c++)
 		if (combo_on[c])
 			p->combo[p->ncombo++] = c;
+	free(combo_on);
 	p->cell = xcalloc((size_t)(m->narch * m->nvariant * p->ncombo), sizeof(*p->cell));
 	for (int v = 0; v < m->nvariant; v++)
 		for (int a = 0; a < m->narch; a++)
@@ -98,7 +139,7 @@ int plan_make(const struct matrix *m, const struct plan_filter *f, struct plan *
 				c->variant = v;
 				c->arch = a;
 				c->combo = p->combo[k];
-				plan_combo_values(m->nsym, c->combo, c->requested);
+				plan_combo_values(m, c->combo, c->requested);
 				if (rules_predict(&m->variant[v].rules, c->requested, &c->predicted,
 						  err, errlen)) {
 					plan_free(p);
@@ -122,6 +163,7 @@ void plan_free(struct plan *p)
 		free(c->observed_epoll);
 		free(c->observed_epoll_tfd);
 		free(c->booted);
+		free(c->modules);
 		free(c->dir);
 	}
 	free(p->cell);
@@ -216,9 +258,16 @@ static int cell_order(const void *a, const void *b)
 
 int plan_index(const struct matrix *m, struct plan *p, char *err, size_t errlen)
 {
-	unsigned ncombo = 1u << m->nsym;
-	char seen[1u << MAX_SYMBOLS] = { 0 };
+	unsigned ncombo = matrix_ncombo(m);
+	char *seen;
 
+	for (int i = 0; i < p->ncell; i++)
+		if (plan_combo_of(m, p->cell[i].requested, &p->cell[i].combo)) {
+			snprintf(err, errlen, "a cell requests %.*s, a value its symbol does not take "
+				 "in this matrix", m->nsym, p->cell[i].requested);
+			return -1;
+		}
+	seen = xcalloc(ncombo, 1);
 	qsort(p->cell, (size_t)p->ncell, sizeof(*p->cell), cell_order);
 	for (int i = 1; i < p->ncell; i++)
 		if (cell_order(&p->cell[i - 1], &p->cell[i]) == 0) {
@@ -228,6 +277,7 @@ int plan_index(const struct matrix *m, struct plan *p, char *err, size_t errlen)
 				 m->arch[p->cell[i].arch].name, m->variant[p->cell[i].variant].name,
 				 combo);
 			free(combo);
+			free(seen);
 			return -1;
 		}
 	free(p->combo);
@@ -238,5 +288,6 @@ int plan_index(const struct matrix *m, struct plan *p, char *err, size_t errlen)
 	for (unsigned c = 0; c < ncombo; c++)
 		if (seen[c])
 			p->combo[p->ncombo++] = c;
+	free(seen);
 	return 0;
 }

@@ -1,8 +1,9 @@
 /* plan: the cells of a run. A cell is one combination of the matrix symbols, requested on one
  * arch for one variant; it carries everything the later stages find out about it.
  *
- * Combination c requests symbol i as 'y' when bit (nsym-1-i) of c is set, so combination 0 is
- * all n and the table reads like a truth table.
+ * Combination c is a number in mixed radix, one digit per symbol (the first symbol the most
+ * significant), each digit an index into the values the symbol takes (matrix.h: "ny" or "nmy").
+ * So combination 0 is all n and the table reads like a truth table.
  */
 #ifndef KCMPM_PLAN_H
 #define KCMPM_PLAN_H
@@ -27,11 +28,13 @@ enum cell_status {
 struct cell {
 	int arch, variant;
 	unsigned combo;
-	char requested[MAX_SYMBOLS];	/* 'y'/'n' */
+	char requested[MAX_SYMBOLS];	/* 'y'/'m'/'n' */
 	struct prediction predicted;	/* from the variant's rules */
 	char resolved[MAX_SYMBOLS];	/* from the final .config: 'y'/'n'/'m', 0 = no symbol */
 	char config_tag[17];		/* content hash of the final .config */
 	int built;			/* its kernel built */
+	char *modules;			/* the modules its build made, "a.ko b.ko"; NULL: none or
+					 * unknown */
 	int kernel_cached, boot_cached;	/* reused from the cache, not redone in this run */
 	char *observed_kcmp;		/* from the guest, NULL if it never said */
 	char *observed_epoll;
@@ -44,7 +47,7 @@ struct cell {
 };
 
 /* Which cells to run: NULL lists mean all. only is a pattern: space-separated alternatives,
- * each "SYM=y|n[,SYM=y|n...]", e.g. "EXPERT=y,KCMP=y DRM=y" (NULL or empty: all). */
+ * each "SYM=y|m|n[,SYM=y|m|n...]", e.g. "EXPERT=y,KCMP=y DRM=m" (NULL or empty: all). */
 struct plan_filter {
 	char **arches;
 	char **variants;
@@ -58,6 +61,10 @@ struct plan {
 	unsigned *combo;
 };
 
+/* Checks a filter's names and patterns before the symbols' values are known (they come from the
+ * tree); arch_on[a] says whether it selects arch a. Returns -1 with a message in err. */
+int plan_check_filter(const struct matrix *m, const struct plan_filter *f, int *arch_on,
+		      char *err, size_t errlen);
 /* Makes the cells and their predictions. Returns -1 with a message in err (unknown arch,
  * variant or symbol, bad pattern, a rules cycle). */
 int plan_make(const struct matrix *m, const struct plan_filter *f, struct plan *p, char *err,
@@ -72,7 +79,9 @@ void plan_apply_xfail(const struct matrix *m, struct cell *c);
 int cell_ok(const struct cell *c);
 
 /* requested values of combination c */
-void plan_combo_values(int nsym, unsigned combo, char *values);
+void plan_combo_values(const struct matrix *m, unsigned combo, char *values);
+/* The combination of these values; -1 when a value is not one its symbol takes. */
+int plan_combo_of(const struct matrix *m, const char *values, unsigned *combo);
 /* "EXPERT=y,KCMP=n,..." for a combination; caller frees. */
 char *plan_combo_name(const struct matrix *m, unsigned combo);
 
@@ -88,9 +97,10 @@ char *plan_cell_path(const struct matrix *m, const struct cell *c);
  * Every cell is in exactly one shard. */
 void plan_shard(struct plan *p, int k, int n);
 
-/* Puts cells in plan order (variant, arch, combination) and rebuilds the list of combinations
+/* Numbers each cell's combination from its requested values (with the matrix's values now),
+ * puts cells in plan order (variant, arch, combination) and rebuilds the list of combinations
  * from them; for plans read back from results. Returns -1 with a message when two cells are the
- * same cell. */
+ * same cell or a cell requests a value its symbol does not take. */
 int plan_index(const struct matrix *m, struct plan *p, char *err, size_t errlen);
 
 #endif

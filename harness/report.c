@@ -117,7 +117,7 @@ char *report_table(const struct matrix *m, const struct plan *p)
 	for (int r = 0; r < p->ncombo; r++) {
 		char v[MAX_SYMBOLS];
 
-		plan_combo_values(m->nsym, p->combo[r], v);
+		plan_combo_values(m, p->combo[r], v);
 		sb_printf(&sb, "|");
 		for (int s = 0; s < m->nsym; s++)
 			sb_printf(&sb, " %c |", v[s]);
@@ -227,6 +227,21 @@ static void json_values(struct strbuf *sb, const struct matrix *m, const char *v
 	sb_printf(sb, "}");
 }
 
+/* Space-separated words as JSON strings, comma-separated. */
+static void json_words(struct strbuf *sb, const char *words)
+{
+	char *copy = xstrdup(words ? words : ""), *save = NULL;
+	int n = 0;
+
+	for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		char *q = report_json_string(w);
+
+		sb_printf(sb, "%s%s", n++ ? ", " : "", q);
+		free(q);
+	}
+	free(copy);
+}
+
 static void json_cell(struct strbuf *sb, const struct matrix *m, const struct cell *c)
 {
 	char kcmp[2] = { c->predicted.kcmp, 0 }, epoll[2] = { c->predicted.epoll, 0 };
@@ -258,7 +273,9 @@ static void json_cell(struct strbuf *sb, const struct matrix *m, const struct ce
 	json_field(sb, "status", cell_status_name(c->status), 0);
 	json_field(sb, "reason", c->reason, 0);
 	json_field(sb, "dir", dir, 0);
-	sb_printf(sb, "\"built\": %s, ", c->built ? "true" : "false");
+	sb_printf(sb, "\"built\": %s, \"modules\": [", c->built ? "true" : "false");
+	json_words(sb, c->modules);
+	sb_printf(sb, "], ");
 	sb_printf(sb, "\"kernel_cached\": %s, \"boot_cached\": %s, ", c->kernel_cached ? "true" : "false",
 		  c->boot_cached ? "true" : "false");
 	sb_printf(sb, "\"build_seconds\": %.1f, \"boot_seconds\": %.1f}", c->build_seconds,
@@ -293,7 +310,10 @@ char *report_json(const struct matrix *m, const struct plan *p, const struct run
 		  ri->seconds, ri->max_rss_kib);
 	for (int s = 0; s < m->nsym; s++)
 		sb_printf(&sb, "%s\"%s\"", s ? ", " : "", m->sym[s]);
-	sb_printf(&sb, "],\n  \"cells\": [\n");
+	sb_printf(&sb, "],\n  \"symbol_values\": {");
+	for (int s = 0; s < m->nsym; s++)
+		sb_printf(&sb, "%s\"%s\": \"%s\"", s ? ", " : "", m->sym[s], m->values[s]);
+	sb_printf(&sb, "},\n  \"cells\": [\n");
 	for (int i = 0; i < p->ncell; i++) {
 		json_cell(&sb, m, &p->cell[i]);
 		sb_printf(&sb, "%s\n", i + 1 < p->ncell ? "," : "");

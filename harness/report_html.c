@@ -125,7 +125,7 @@ static void grid(struct strbuf *sb, const struct matrix *m, const struct plan *p
 	for (int r = 0; r < p->ncombo; r++) {
 		char values[MAX_SYMBOLS];
 
-		plan_combo_values(m->nsym, p->combo[r], values);
+		plan_combo_values(m, p->combo[r], values);
 		sb_printf(sb, "<tr>");
 		for (int s = 0; s < m->nsym; s++)
 			sb_printf(sb, "<td class=\"sym\">%c</td>", values[s]);

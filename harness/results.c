@@ -51,6 +51,17 @@ static char *dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
+/* A JSON array of strings as space-separated words; NULL when missing or empty. */
+static char *read_words(const struct json *array)
+{
+	struct strbuf sb = { 0 };
+
+	for (int i = 0; array && array->type == JSON_ARRAY && i < array->n; i++)
+		if (array->item[i].type == JSON_STRING)
+			sb_printf(&sb, "%s%s", sb.len ? " " : "", array->item[i].string);
+	return sb.s;
+}
+
 static int read_cell(const struct matrix *m, const struct json *j, struct cell *c, char *err,
 		     size_t errlen)
 {
@@ -69,15 +80,14 @@ static int read_cell(const struct matrix *m, const struct json *j, struct cell *
 		return -1;
 	}
 	read_values(m, json_get(j, "requested"), c->requested);
-	for (int s = 0; s < m->nsym; s++) {
-		if (c->requested[s] != 'y' && c->requested[s] != 'n') {
-			snprintf(err, errlen, "a cell's requested %s is not y or n", m->sym[s]);
+	for (int s = 0; s < m->nsym; s++)
+		if (!c->requested[s]) {
+			snprintf(err, errlen, "a cell's requested %s is not y, m or n", m->sym[s]);
 			return -1;
 		}
-		c->combo = c->combo << 1 | (c->requested[s] == 'y');
+	for (int s = 0; s < m->nsym; s++)
 		snprintf(c->predicted.why[s], sizeof(c->predicted.why[s]), "%s",
 			 json_get_string(explain, m->sym[s]) ? json_get_string(explain, m->sym[s]) : "");
-	}
 	read_values(m, json_get(j, "predicted"), c->predicted.value);
 	read_values(m, json_get(j, "resolved"), c->resolved);
 	c->predicted.kcmp = json_get_string(syscalls, "kcmp") &&
@@ -95,6 +105,7 @@ static int read_cell(const struct matrix *m, const struct json *j, struct cell *
 	c->status = (enum cell_status)st;
 	/* files written before "built" existed: a kernel that booted was built */
 	c->built = json_get(j, "built") ? json_get_bool(j, "built") : c->booted != NULL;
+	c->modules = read_words(json_get(j, "modules"));
 	c->kernel_cached = json_get_bool(j, "kernel_cached");
 	c->boot_cached = json_get_bool(j, "boot_cached");
 	c->build_seconds = json_get_number(j, "build_seconds", 0);
@@ -102,7 +113,29 @@ static int read_cell(const struct matrix *m, const struct json *j, struct cell *
 	return 0;
 }
 
-static int read_document(const struct json *doc, const struct matrix *m, struct plan *p,
+/* "symbol_values": {"DRM": "nmy", ...}: the values each symbol took in that run (its tree's
+ * Kconfig types). A file without them is from before tristates: every symbol bool. The matrix
+ * takes the widest values seen, so runs of trees that differ can still be merged and diffed
+ * (plan_index numbers the cells' combinations afterwards). */
+static int read_symbol_values(const struct json *doc, struct matrix *m, char *err, size_t errlen)
+{
+	const struct json *values = json_get(doc, "symbol_values");
+
+	for (int s = 0; s < m->nsym; s++) {
+		const char *v = json_get_string(values, m->sym[s]);
+
+		if (v && strcmp(v, "nmy") && strcmp(v, "ny")) {
+			snprintf(err, errlen, "symbol_values: %s takes '%s', neither 'ny' nor 'nmy'",
+				 m->sym[s], v);
+			return -1;
+		}
+		if (v && !strcmp(v, "nmy"))
+			matrix_set_type(m, s, 't');
+	}
+	return 0;
+}
+
+static int read_document(const struct json *doc, struct matrix *m, struct plan *p,
 			 struct run_info *ri, char *err, size_t errlen)
 {
 	const struct json *symbols = json_get(doc, "symbols"), *cells = json_get(doc, "cells");
@@ -119,6 +152,8 @@ static int read_document(const struct json *doc, const struct matrix *m, struct 
 			snprintf(err, errlen, "its symbols differ from matrix/matrix.conf's");
 			return -1;
 		}
+	if (read_symbol_values(doc, m, err, errlen))
+		return -1;
 	snprintf(ri->kernel_version, sizeof(ri->kernel_version), "%s",
 		 json_get_string(doc, "kernel") ? json_get_string(doc, "kernel") : "");
 	snprintf(ri->tree_path, sizeof(ri->tree_path), "%s",
@@ -139,7 +174,7 @@ static int read_document(const struct json *doc, const struct matrix *m, struct 
 	return 0;
 }
 
-int results_read(const char *path, const struct matrix *m, struct plan *p, struct run_info *ri,
+int results_read(const char *path, struct matrix *m, struct plan *p, struct run_info *ri,
 		 char *err, size_t errlen)
 {
 	size_t len;

@@ -22,10 +22,11 @@
 int results_write(const char *dir, const struct matrix *m, const struct plan *p,
 		  const struct run_info *ri, const struct plan *previous, char *err, size_t errlen);
 
-/* Reads a matrix.json, adding its cells to p (plan_index() puts them in order afterwards) and
- * its run figures to ri. Cells of arches, variants or symbols this matrix does not know are an
- * error. Returns -1 with "path: what" in err. */
-int results_read(const char *path, const struct matrix *m, struct plan *p, struct run_info *ri,
+/* Reads a matrix.json, adding its cells to p (plan_index() numbers their combinations and puts
+ * them in order afterwards) and its run figures to ri. A symbol that took m there takes m in
+ * m from now on. Cells of arches, variants or symbols this matrix does not know are an error.
+ * Returns -1 with "path: what" in err. */
+int results_read(const char *path, struct matrix *m, struct plan *p, struct run_info *ri,
 		 char *err, size_t errlen);
 
 #endif

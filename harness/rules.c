@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum expr_op { E_CONST, E_SYM, E_NOT, E_AND, E_OR };
+enum expr_op { E_CONST, E_SYM, E_EQ, E_NE, E_NOT, E_AND, E_OR };
 
 struct expr {
 	enum expr_op op;
-	int sym;		/* E_SYM */
-	char value;		/* E_CONST: 'y' or 'n' */
+	int sym;		/* E_SYM, E_EQ, E_NE */
+	char value;		/* E_CONST, and what E_EQ and E_NE compare with: 'y', 'm' or 'n' */
 	struct expr *l, *r;
 };
 
@@ -28,7 +28,7 @@ static void expr_free(struct expr *e)
 }
 
 /* A recursive-descent parser over one line's text: or := and ('||' and)*, and := unary
- * ('&&' unary)*, unary := '!' unary | '(' or ')' | SYMBOL | y | n. */
+ * ('&&' unary)*, unary := '!' unary | '(' or ')' | SYMBOL [('=' | '!=') (y|m|n)] | y | m | n. */
 struct parser {
 	const char *p;
 	const struct rules *r;
@@ -55,6 +55,27 @@ static struct expr *mkexpr(enum expr_op op, struct expr *l, struct expr *r)
 
 static struct expr *parse_or(struct parser *ps);
 
+/* SYMBOL=VALUE or SYMBOL!=VALUE after a symbol, as in Kconfig ("depends on DRM=y"). */
+static struct expr *parse_comparison(struct parser *ps, struct expr *e)
+{
+	const char *s = ps->p;
+	int ne = s[0] == '!' && s[1] == '=';
+
+	if (s[0] != '=' && !ne)
+		return e;
+	s += ne ? 2 : 1;
+	if (!strchr("ymn", *s) || !*s || isalnum((unsigned char)s[1]) || s[1] == '_') {
+		snprintf(ps->err, ps->errlen, "%s: expected y, m or n after '%s' at '%s'", ps->where,
+			 ne ? "!=" : "=", ps->p);
+		free(e);
+		return NULL;
+	}
+	e->op = ne ? E_NE : E_EQ;
+	e->value = *s;
+	ps->p = s + 1;
+	return e;
+}
+
 static struct expr *parse_word(struct parser *ps)
 {
 	const char *s = ps->p;
@@ -64,13 +85,13 @@ static struct expr *parse_word(struct parser *ps)
 	while (isalnum((unsigned char)s[n]) || s[n] == '_')
 		n++;
 	if (n == 0) {
-		snprintf(ps->err, ps->errlen, "%s: expected a symbol, y or n at '%s'", ps->where,
+		snprintf(ps->err, ps->errlen, "%s: expected a symbol, y, m or n at '%s'", ps->where,
 			 *s ? s : "end of line");
 		return NULL;
 	}
 	ps->p += n;
 	e = mkexpr(E_CONST, NULL, NULL);
-	if (n == 1 && (s[0] == 'y' || s[0] == 'n')) {
+	if (n == 1 && (s[0] == 'y' || s[0] == 'm' || s[0] == 'n')) {
 		e->value = s[0];
 		return e;
 	}
@@ -78,7 +99,7 @@ static struct expr *parse_word(struct parser *ps)
 	for (int i = 0; i < ps->r->nsym; i++)
 		if (strlen(ps->r->names[i]) == n && !strncmp(ps->r->names[i], s, n)) {
 			e->sym = i;
-			return e;
+			return parse_comparison(ps, e);
 		}
 	snprintf(ps->err, ps->errlen, "%s: unknown symbol '%.*s' (rules may name only the matrix "
 		 "symbols listed in matrix/matrix.conf)", ps->where, (int)n, s);
@@ -196,14 +217,17 @@ static int parse_attribute(struct rules *r, struct rule_symbol *s, const struct 
 	const char *kw = l->word[0];
 	int ok = 1;
 
-	if (!strcmp(kw, "prompt")) {
+	if ((!strcmp(kw, "tristate") || !strcmp(kw, "bool")) && l->nword == 1) {
+		s->tristate = kw[0] == 't';
+	} else if (!strcmp(kw, "prompt")) {
 		s->has_prompt = 1;
 		s->prompt_if = parse_if(r, l, 1, where, &ok, err, errlen);
 	} else if (!strcmp(kw, "default")) {
 		struct rule_default d = { 0 };
 
-		if (l->nword < 2 || (strcmp(l->word[1], "y") && strcmp(l->word[1], "n"))) {
-			snprintf(err, errlen, "%s: expected 'default y' or 'default n'", where);
+		if (l->nword < 2 || strlen(l->word[1]) != 1 || !strchr("ymn", l->word[1][0])) {
+			snprintf(err, errlen, "%s: expected 'default y', 'default m' or 'default n'",
+				 where);
 			return -1;
 		}
 		d.value = l->word[1][0];
@@ -231,8 +255,8 @@ static int parse_attribute(struct rules *r, struct rule_symbol *s, const struct 
 	} else if (!strcmp(kw, "absent") && l->nword == 1) {
 		s->absent = 1;
 	} else {
-		snprintf(err, errlen, "%s: unknown attribute '%s' (expected prompt, default, depends "
-			 "on, selected-by or absent)", where, conf_rest(l, 0));
+		snprintf(err, errlen, "%s: unknown attribute '%s' (expected tristate, bool, prompt, "
+			 "default, depends on, selected-by or absent)", where, conf_rest(l, 0));
 		return -1;
 	}
 	return ok ? 0 : -1;
@@ -366,58 +390,105 @@ struct eval {
 
 static char sym_value(struct eval *ev, int s);
 
-static int expr_true(struct eval *ev, const struct expr *e)
+/* Kconfig's tristate logic: n < m < y as 0 < 1 < 2; ! is 2 - x, && the least, || the most. */
+static int level(char value)
 {
+	return value == 'y' ? 2 : value == 'm' ? 1 : 0;
+}
+
+static int expr_level(struct eval *ev, const struct expr *e)
+{
+	int l, r;
+
 	switch (e->op) {
 	case E_CONST:
-		return e->value == 'y';
+		return level(e->value);
 	case E_SYM:
-		return sym_value(ev, e->sym) == 'y';
+		return level(sym_value(ev, e->sym));
+	case E_EQ:
+	case E_NE:
+		return (level(sym_value(ev, e->sym)) == level(e->value)) == (e->op == E_EQ) ? 2 : 0;
 	case E_NOT:
-		return !expr_true(ev, e->l);
+		return 2 - expr_level(ev, e->l);
 	case E_AND:
-		return expr_true(ev, e->l) && expr_true(ev, e->r);
 	case E_OR:
-		return expr_true(ev, e->l) || expr_true(ev, e->r);
+		l = expr_level(ev, e->l);
+		r = expr_level(ev, e->r);
+		return (e->op == E_AND) == (l < r) ? l : r;
 	}
 	return 0;
 }
 
+static int cond_level(struct eval *ev, const struct expr *cond)
+{
+	return cond ? expr_level(ev, cond) : 2;
+}
+
+static int min_level(int a, int b)
+{
+	return a < b ? a : b;
+}
+
+/* The value Kconfig gives symbol s, as sym_calc_value computes it: a visible symbol takes the
+ * request, capped by its visibility (prompt condition and dependencies); a hidden one its first
+ * default whose condition holds, capped the same way. Selects raise the result to the highest
+ * selector's value (capped by the select's condition), and a bool that comes out m is y: a bool
+ * selected by a module is built in. */
 static char resolve(struct eval *ev, int s, char *why, size_t whylen)
 {
 	const struct rule_symbol *rs = &ev->r->sym[s];
 	const char *name = ev->r->names[s];
-	char req = ev->requested[s];
+	int dep, vis, value, rev = 0, by = -1;
 
 	if (rs->absent) {
 		snprintf(why, whylen, "%s: not in this tree", name);
 		return 0;
 	}
-	for (int i = 0; i < rs->nselect; i++)
-		if (sym_value(ev, rs->selects[i].by) == 'y' &&
-		    (!rs->selects[i].cond || expr_true(ev, rs->selects[i].cond))) {
-			snprintf(why, whylen, "%s=y: selected by %s", name,
-				 ev->r->names[rs->selects[i].by]);
-			return 'y';
+	for (int i = 0; i < rs->nselect; i++) {
+		int lv = min_level(level(sym_value(ev, rs->selects[i].by)),
+				   cond_level(ev, rs->selects[i].cond));
+
+		if (lv > rev) {
+			rev = lv;
+			by = rs->selects[i].by;
 		}
-	if (rs->depends && !expr_true(ev, rs->depends)) {
-		snprintf(why, whylen, "%s=n: its dependencies are not met", name);
-		return 'n';
 	}
-	if (rs->has_prompt && (!rs->prompt_if || expr_true(ev, rs->prompt_if))) {
-		snprintf(why, whylen, "%s=%c: as requested", name, req);
-		return req;
+	dep = cond_level(ev, rs->depends);
+	vis = rs->has_prompt ? min_level(cond_level(ev, rs->prompt_if), dep) : 0;
+	if (vis) {
+		value = min_level(level(ev->requested[s]), vis);
+		if (value < level(ev->requested[s]))
+			snprintf(why, whylen, "%s=%c: requested %c, capped at %c by its dependencies",
+				 name, "nmy"[value], ev->requested[s], "nmy"[value]);
+		else
+			snprintf(why, whylen, "%s=%c: as requested", name, ev->requested[s]);
+	} else {
+		int i = 0;
+
+		while (i < rs->ndefault && !cond_level(ev, rs->defaults[i].cond))
+			i++;
+		value = i < rs->ndefault ? min_level(min_level(level(rs->defaults[i].value),
+							       cond_level(ev, rs->defaults[i].cond)),
+						     dep) : 0;
+		if (rs->depends && !dep)
+			snprintf(why, whylen, "%s=n: its dependencies are not met", name);
+		else if (i < rs->ndefault)
+			snprintf(why, whylen, "%s=%c: %s, default %c", name, "nmy"[value],
+				 rs->has_prompt ? "prompt hidden" : "no prompt", rs->defaults[i].value);
+		else
+			snprintf(why, whylen, "%s=n: %s, no default", name,
+				 rs->has_prompt ? "prompt hidden" : "no prompt");
 	}
-	for (int i = 0; i < rs->ndefault; i++)
-		if (!rs->defaults[i].cond || expr_true(ev, rs->defaults[i].cond)) {
-			snprintf(why, whylen, "%s=%c: %s, default %c", name, rs->defaults[i].value,
-				 rs->has_prompt ? "prompt hidden" : "no prompt",
-				 rs->defaults[i].value);
-			return rs->defaults[i].value;
-		}
-	snprintf(why, whylen, "%s=n: %s, no default", name,
-		 rs->has_prompt ? "prompt hidden" : "no prompt");
-	return 'n';
+	if (rev > value) {
+		value = rev;
+		snprintf(why, whylen, "%s=%c: selected by %s=%c%s", name,
+			 "nmy"[!rs->tristate && value == 1 ? 2 : value], ev->r->names[by],
+			 "nmy"[rev], !rs->tristate && rev == 1 ? "; a bool selected by a module is "
+								 "built in" : "");
+	}
+	if (!rs->tristate && value == 1)
+		value = 2;
+	return "nmy"[value];
 }
 
 static char sym_value(struct eval *ev, int s)
@@ -447,8 +518,8 @@ int rules_predict(const struct rules *r, const char *requested, struct predictio
 			 r->path);
 		return -1;
 	}
-	p->kcmp = expr_true(&ev, r->kcmp) ? 'y' : 'n';
-	p->epoll = expr_true(&ev, r->epoll) ? 'y' : 'n';
+	p->kcmp = expr_level(&ev, r->kcmp) == 2 ? 'y' : 'n';
+	p->epoll = expr_level(&ev, r->epoll) == 2 ? 'y' : 'n';
 	return 0;
 }
 
@@ -462,6 +533,6 @@ void rules_behaviour(const struct rules *r, const char *values, char *kcmp, char
 		p.value[s] = values[s];
 		ev.state[s] = 2;
 	}
-	*kcmp = expr_true(&ev, r->kcmp) ? 'y' : 'n';
-	*epoll = expr_true(&ev, r->epoll) ? 'y' : 'n';
+	*kcmp = expr_level(&ev, r->kcmp) == 2 ? 'y' : 'n';
+	*epoll = expr_level(&ev, r->epoll) == 2 ? 'y' : 'n';
 }

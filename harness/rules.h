@@ -5,17 +5,23 @@
  *
  *   format 1
  *   config KCMP                    one block per matrix symbol
+ *       tristate                   its Kconfig type (bool when the line is missing)
  *       prompt if EXPERT           the request is honoured while the condition holds
  *                                  ("prompt" alone: always; no prompt line: never)
- *       default y [if EXPR]        value when the request is not honoured (none: n)
- *       depends on EXPR            n whenever EXPR is false (selects still win, as in Kconfig)
- *       selected-by DRM [if EXPR]  y whenever DRM is y (and EXPR holds)
+ *       default y|m [if EXPR]      value when the request is not honoured (none: n)
+ *       depends on EXPR            caps the value at EXPR's (n when false; selects still win)
+ *       selected-by DRM [if EXPR]  at least DRM's value (capped by EXPR); a bool selected by
+ *                                  an m symbol is y
  *       absent                     the symbol does not exist in this variant's tree
- *   syscall kcmp EXPR              kcmp() exists exactly when EXPR holds
- *   syscall epoll EXPR             epoll exists exactly when EXPR holds
+ *   syscall kcmp EXPR              kcmp() exists exactly when EXPR is y (a system call
+ *                                  is never in a module)
+ *   syscall epoll EXPR             epoll exists exactly when EXPR is y
  *
- * EXPR is built from matrix symbols, y, n, !, &&, || and parentheses. Every matrix symbol must
- * have a block. Values are 'y', 'n', or 0 for a symbol that does not exist.
+ * EXPR is built from matrix symbols, y, m, n, SYM=VALUE and SYM!=VALUE (y or n: a comparison
+ * is y or n), !, &&, || and parentheses, with Kconfig's tristate
+ * logic (n < m < y; ! is y minus the value, && the least, || the most). An "if" holds when its
+ * EXPR is not n. Every matrix symbol must have a block. Values are 'y', 'm', 'n', or 0 for a
+ * symbol that does not exist. The kernels are built with MODULES=y, so an m stays m.
  */
 #ifndef KCMPM_RULES_H
 #define KCMPM_RULES_H
@@ -27,7 +33,7 @@ enum { MAX_SYMBOLS = 8 };
 struct expr;
 
 struct rule_default {
-	char value;		/* 'y' or 'n' */
+	char value;		/* 'y', 'm' or 'n' */
 	struct expr *cond;	/* NULL: always */
 };
 
@@ -39,6 +45,7 @@ struct rule_select {
 struct rule_symbol {
 	int defined;		/* a config block was seen */
 	int absent;
+	int tristate;		/* 0: bool */
 	int has_prompt;
 	struct expr *prompt_if;	/* NULL with has_prompt: always visible */
 	struct expr *depends;	/* NULL: no dependency */
@@ -73,7 +80,7 @@ int rules_parse(const char *path, const char *text, int nsym, const char *const 
 		struct rules *r, char *err, size_t errlen);
 void rules_free(struct rules *r);
 
-/* Predicts what Kconfig makes of a request (requested[i] is 'y' or 'n'). Returns -1 with a
+/* Predicts what Kconfig makes of a request (requested[i] is 'y', 'm' or 'n'). Returns -1 with a
  * message in err on a dependency cycle. */
 int rules_predict(const struct rules *r, const char *requested, struct prediction *p, char *err,
 		  size_t errlen);

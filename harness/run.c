@@ -26,7 +26,7 @@ struct group {
 	const struct matrix *m;
 	const struct tree *t;
 	const struct variant_tree *vt;	/* the variant's source tree */
-	const int *exists;		/* exists[s]: the variant's tree defines matrix symbol s */
+	const char *exists;		/* exists[s]: the variant's tree defines matrix symbol s */
 	int variant, arch;
 	struct build_ctx b;
 	char *base;			/* full base config text */
@@ -34,6 +34,7 @@ struct group {
 	const char *identity;		/* the tree's identity; NULL: mutable, nothing cached */
 	char *kernel_kind;		/* cache kind of this group's kernels */
 	int sysvipc;			/* the base has SYSVIPC */
+	int modules;			/* the base has MODULES: kernels are built with modules */
 	struct progress *pg;		/* the run's progress display */
 	struct arch_build *ab;		/* the arch's worktree and build directory */
 	struct cell **cells;		/* this group's cells */
@@ -200,18 +201,24 @@ static int resolve_cells(struct group *g, char *err, size_t errlen)
 	return rc;
 }
 
-/* Position of a resolved config in the reflected Gray code over the symbols in build order
- * (matrix.conf's build-order first, slowest-changing). Walking configs in this order, each
- * build differs from the previous one in as few symbols as possible, and the symbols whose
- * toggling recompiles the most change the least often. */
+/* Position of a resolved config in the reflected (boustrophedon) Gray code over the symbols in
+ * build order (matrix.conf's build-order first, slowest-changing), each a digit over the values
+ * it takes (n m y). Walking configs in this order, each build differs from the previous one in
+ * as few symbols as possible, by one step of one value, and the symbols whose toggling
+ * recompiles the most change the least often. A digit counts down while the digits before it
+ * have an odd rank, up otherwise. */
 static unsigned gray_rank(const struct group *g, const struct cell *c)
 {
-	unsigned bits = 0, rank = 0;
+	unsigned rank = 0;
 
-	for (int k = 0; k < g->m->nsym; k++)
-		bits = bits << 1 | (c->resolved[g->m->build_order[k]] == 'y');
-	for (; bits; bits >>= 1)
-		rank ^= bits;
+	for (int k = 0; k < g->m->nsym; k++) {
+		int s = g->m->build_order[k];
+		const char *values = g->m->values[s];
+		const char *at = c->resolved[s] ? strchr(values, c->resolved[s]) : NULL;
+		unsigned radix = (unsigned)strlen(values), digit = at ? (unsigned)(at - values) : 0;
+
+		rank = rank * radix + (rank & 1 ? radix - 1 - digit : digit);
+	}
 	return rank;
 }
 
@@ -337,7 +344,7 @@ static void write_reproducer(const struct group *g, const struct cell *c)
 	const char *vname = g->m->variant[c->variant].name;
 	char *combo = plan_combo_name(g->m, c->combo), *args[5];
 	char *out = xasprintf("/tmp/kcmpm-repro/%s-%s-%s", vname, a->name, c->config_tag);
-	char *make = build_reproducer(&g->b, c->config_tag, out);
+	char *make = build_reproducer(&g->b, c->config_tag, g->modules, out);
 	char *kernel = xasprintf("%s/%s", out, a->image), *qemu, *text, *path;
 
 	guest_args(g, c, args);
@@ -415,16 +422,19 @@ static int boot_cell(struct group *g, struct cell *c, const char *kernel, char *
 /* A kernel from the cache: 1 when the entry exists (built, or failed to build), 0 on a miss. */
 static int reuse_kernel(const struct group *g, const char *tag, struct build_outcome *bo)
 {
-	char *failed;
+	char *failed, *modules;
 
 	if (!g->identity || g->o->force == FORCE_ALL ||
 	    !cache_complete(g->o->cache_dir, g->kernel_kind, tag))
 		return 0;
 	failed = cache_get_text(g, g->kernel_kind, tag, "failed");
+	modules = failed ? NULL : cache_get_text(g, g->kernel_kind, tag, "modules");
 	*bo = (struct build_outcome){ .ok = failed == NULL };
 	if (failed)
 		snprintf(bo->first_error, sizeof(bo->first_error), "%s", failed);
+	snprintf(bo->modules, sizeof(bo->modules), "%s", modules ? modules : "");
 	free(failed);
+	free(modules);
 	return 1;
 }
 
@@ -455,8 +465,8 @@ static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 		if (g->identity) {
 			if (!bo.ok)
 				cache_put_text(g, g->kernel_kind, tag, "failed", bo.first_error);
-			else
-				cache_finish(g->o->cache_dir, g->kernel_kind, tag);
+			else	/* marks the entry complete */
+				cache_put_text(g, g->kernel_kind, tag, "modules", bo.modules);
 		}
 	}
 	for (int i = 0; i < n; i++) {
@@ -471,6 +481,7 @@ static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 		c->build_seconds = i == rep && !cached ? bo.seconds : 0;
 		c->kernel_cached = cached;
 		c->built = bo.ok;
+		c->modules = bo.ok ? xstrdup(bo.modules) : NULL;
 		if (!bo.ok) {
 			judge_cell(&(struct judge_input){ .m = g->m, .build_error = bo.first_error }, c);
 		} else if (boot_cell(g, c, image, err, errlen)) {
@@ -576,6 +587,7 @@ static int config_group(struct group *g, struct plan *p, char *err, size_t errle
 	if (!g->base)
 		return -1;
 	g->sysvipc = kconfig_bool(g->base, "SYSVIPC", 1) == 'y';
+	g->modules = kconfig_bool(g->base, "MODULES", 1) == 'y';
 	for (int i = 0; i < g->ncell; i++) {
 		struct cell *c = g->cells[i];
 
@@ -625,7 +637,7 @@ static char **variant_files(const struct matrix *m)
 /* Every cell of one arch: each variant's configs, then all the arch's distinct kernels in one
  * order through one worktree and build directory, each booted as soon as it is built. */
 static int run_arch(const struct run_opts *o, const struct matrix *m, const struct tree *t,
-		    struct plan *p, int a, const struct variant_tree *vts, int (*exists)[MAX_SYMBOLS],
+		    struct plan *p, int a, const struct variant_tree *vts, char (*exists)[MAX_SYMBOLS],
 		    const struct arch_tools *tools, struct progress *pg, char *err, size_t errlen)
 {
 	struct group groups[m->nvariant];
@@ -680,7 +692,7 @@ int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree
 	     const struct arch_tools *tools, struct plan *p, char *err, size_t errlen)
 {
 	struct variant_tree vts[m->nvariant];
-	int exists[m->nvariant][MAX_SYMBOLS];
+	char exists[m->nvariant][MAX_SYMBOLS];
 	struct progress pg;
 	int rc = 0;
 

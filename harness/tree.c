@@ -276,8 +276,27 @@ void tree_free(struct tree *t)
 static struct symbol_scan {
 	int n;
 	const char *const *names;
-	int *found;
+	char *type;
 } scan;
+
+/* The type an entry declares in its indented lines after "config NAME" ('t' tristate, 'b' bool,
+ * '?' none seen: another definition of the symbol may give it). */
+static char entry_type(const char *p)
+{
+	for (p = strchr(p, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+		const char *s = p + 1;
+
+		if (*s != ' ' && *s != '\t' && *s != '\n')
+			break;	/* the next entry */
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!strncmp(s, "tristate", 8) || !strncmp(s, "def_tristate", 12))
+			return 't';
+		if (!strncmp(s, "bool", 4) || !strncmp(s, "def_bool", 8))
+			return 'b';
+	}
+	return '?';
+}
 
 static void scan_text(const char *text)
 {
@@ -298,8 +317,9 @@ static void scan_text(const char *text)
 			size_t len = strlen(scan.names[i]);
 
 			if (!strncmp(s, scan.names[i], len) &&
-			    (s[len] == '\n' || s[len] == 0 || isspace((unsigned char)s[len])))
-				scan.found[i] = 1;
+			    (s[len] == '\n' || s[len] == 0 || isspace((unsigned char)s[len])) &&
+			    (!scan.type[i] || scan.type[i] == '?'))
+				scan.type[i] = entry_type(s);
 		}
 	}
 }
@@ -319,12 +339,12 @@ static int scan_file(const char *path, const struct stat *st, int type, struct F
 	return FTW_CONTINUE;
 }
 
-void tree_find_symbols(const char *path, int n, const char *const *names, int *found)
+void tree_find_symbols(const char *path, int n, const char *const *names, char *type)
 {
-	memset(found, 0, sizeof(*found) * (size_t)n);
+	memset(type, 0, (size_t)n);
 	scan.n = n;
 	scan.names = names;
-	scan.found = found;
+	scan.type = type;
 	nftw(path, scan_file, 64, FTW_PHYS | FTW_ACTIONRETVAL);
 	scan = (struct symbol_scan){ 0 };
 }

@@ -36,8 +36,9 @@ void tree_free(struct tree *t);
 /* "VERSION.PATCHLEVEL.SUBLEVEL[EXTRAVERSION]" from a top-level Makefile's text, or NULL. */
 char *tree_version_from_makefile(const char *text);
 
-/* For each name, found[i] = 1 if some Kconfig file under the tree at path defines it
- * ("config NAME" or "menuconfig NAME"). */
-void tree_find_symbols(const char *path, int n, const char *const *names, int *found);
+/* For each name, what the Kconfig files under the tree at path say of it ("config NAME" or
+ * "menuconfig NAME" and the type line of that entry): type[i] is 't' (tristate), 'b' (bool),
+ * '?' (defined, type not found) or 0 (not defined). */
+void tree_find_symbols(const char *path, int n, const char *const *names, char *type);
 
 #endif

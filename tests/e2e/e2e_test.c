@@ -30,6 +30,7 @@ static char *cache;	/* the kernel cache every run shares; set in main */
 #define VIA_EXPERT "EXPERT=y,KCMP=y,CHECKPOINT_RESTORE=n,DRM=n,EPOLL=y"
 #define VIA_CR "EXPERT=n,KCMP=n,CHECKPOINT_RESTORE=y,DRM=n,EPOLL=y"
 #define VIA_DRM "EXPERT=n,KCMP=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y"
+#define VIA_DRM_M "EXPERT=n,KCMP=n,CHECKPOINT_RESTORE=n,DRM=m,EPOLL=y"
 #define EPOLL_OFF "EXPERT=y,KCMP=y,CHECKPOINT_RESTORE=n,DRM=n,EPOLL=n"
 
 struct run {
@@ -166,6 +167,21 @@ static void expect_valid_junit(const struct run *r, int failures)
 	free(junit);
 }
 
+/* Replaces the first 'from' in a file by 'to'; CHECKs that there was one. */
+static void edit_file(const char *path, const char *from, const char *to)
+{
+	char *text = read_file(path, NULL), *at = text ? strstr(text, from) : NULL;
+
+	CHECK(at != NULL);
+	if (at) {
+		char *edited = xasprintf("%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+
+		write_file_atomic(path, edited, strlen(edited));
+		free(edited);
+	}
+	free(text);
+}
+
 /* A scratch copy of a repository folder (matrix/ or kernel-patch/) to break on purpose. */
 static char *scratch_copy(const char *folder, const char *name)
 {
@@ -177,31 +193,50 @@ static char *scratch_copy(const char *folder, const char *name)
 	return dir;
 }
 
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; p && (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
 TEST(e2e_real_cells_both_arches)
 {
-	const char *args[] = { "--only", OFF " " VIA_EXPERT " " VIA_CR " " VIA_DRM " " EPOLL_OFF,
-			       NULL };
+	const char *args[] = { "--only", OFF " " VIA_EXPERT " " VIA_CR " " VIA_DRM " " VIA_DRM_M " "
+			       EPOLL_OFF, NULL };
 	struct run r = harness_run("real", args);
 
 	CHECK(r.status == 0);
-	CHECK_CONTAINS(r.out, "10 cells: 10 PASS");
+	CHECK_CONTAINS(r.out, "12 cells: 12 PASS");
 	for (int a = 0; a < 2; a++) {
 		/* columns: status, kcmp, epoll, epoll_tfd, resolved EXPERT KCMP CR DRM EPOLL */
 		expect_cell(&r, arches[a], OFF, "PASS\tenosys\tworks\tenosys\tnnnny\t");
 		expect_cell(&r, arches[a], VIA_EXPERT, "PASS\tworks\tworks\tworks\tyynny\t");
 		expect_cell(&r, arches[a], VIA_CR, "PASS\tworks\tworks\tworks\tnyyny\t");
 		expect_cell(&r, arches[a], VIA_DRM, "PASS\tworks\tworks\tworks\tnynyy\t");
+		/* DRM=m, as distributions build it: it selects the bool KCMP, which is built in */
+		expect_cell(&r, arches[a], VIA_DRM_M, "PASS\tworks\tworks\tworks\tnynmy\t");
 		expect_cell(&r, arches[a], EPOLL_OFF, "PASS\tworks\tenosys\teopnotsupp\tyynnn\t");
 	}
 	/* The table marks what Kconfig did not honour: DRM and CHECKPOINT_RESTORE select KCMP. */
 	CHECK_CONTAINS(r.out, "| n | n | n | y | y | PASS kcmp=works KCMP→y | PASS kcmp=works KCMP→y |");
 	CHECK_CONTAINS(r.out, "| n | n | n | n | y | PASS kcmp=enosys | PASS kcmp=enosys |");
+	CHECK_CONTAINS(r.out, "| n | n | n | m | y | PASS kcmp=works KCMP→y | PASS kcmp=works KCMP→y |");
 	{
 		const char *files[] = { "config", "serial.log", "build.log", "qemu.cmd" };
 		char *json = xasprintf("%s/matrix.json", r.results), *text = read_file(json, NULL);
 
 		CHECK_CONTAINS(text, "\"schema\": 1");
 		CHECK_CONTAINS(text, "\"kernel\": \"6.1.192\"");
+		/* DRM's type comes from the tree; its m cells really built drm.ko, and no other
+		 * cell built a module */
+		CHECK_CONTAINS(text, "\"symbol_values\": {\"EXPERT\": \"ny\", \"KCMP\": \"ny\", "
+			       "\"CHECKPOINT_RESTORE\": \"ny\", \"DRM\": \"nmy\", \"EPOLL\": \"ny\"}");
+		CHECK(count(text, "\"modules\": [\"") == 2);
+		CHECK(count(text, "\"drivers/gpu/drm/drm.ko\"") == 2);
+		CHECK_CONTAINS(text, "\"KCMP=y: selected by DRM=m; a bool selected by a module is built in\"");
 		free(text);
 		free(json);
 		for (size_t i = 0; i < 4; i++) {
@@ -259,6 +294,18 @@ TEST(e2e_wrong_rules_fail_at_config_layer)
 	CHECK(r.status == 1);
 	expect_cell(&r, "x86_64", VIA_DRM, "FAIL\tworks\tworks\tworks\tnynyy\tconfig: KCMP predicted n, "
 		    "resolved y");
+	run_free(&r);
+	/* Rules that forget the promotion: DRM selects KCMP only when built in. DRM=y still
+	 * passes; DRM=m, the distributions' case, fails at the config layer. */
+	if (text)
+		write_file_atomic(rules, text, strlen(text));
+	edit_file(rules, "\tselected-by DRM\n", "\tselected-by DRM if DRM=y\n");
+	r = harness_run("forgotten-promotion", (const char *[]){ "--matrix", dir, "--arch", "x86_64",
+								  "--only", VIA_DRM " " VIA_DRM_M, NULL });
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", VIA_DRM, "PASS\tworks\tworks\tworks\tnynyy\t");
+	expect_cell(&r, "x86_64", VIA_DRM_M, "FAIL\tworks\tworks\tworks\tnynmy\tconfig: KCMP predicted "
+		    "n, resolved y (rules: KCMP=n: prompt hidden, no default)");
 	run_free(&r);
 	free(text);
 	free(rules);
@@ -663,14 +710,6 @@ static void png_size(const char *path, unsigned *w, unsigned *h)
 	free(p);
 }
 
-static int count(const char *hay, const char *needle)
-{
-	int n = 0;
-
-	for (const char *p = hay; p && (p = strstr(p, needle)); p++)
-		n++;
-	return n;
-}
 
 /* index.html in a real browser: headless Chromium renders it (a screenshot) and its DOM holds
  * the grid: ten cells, a known verdict in a known place, links to the cell's files. */
@@ -816,6 +855,18 @@ TEST(e2e_one_cell_and_its_shell)
 	run_free(&one);
 }
 
+/* The exit status a finished run had, from its matrix.json: 1 when a cell did not pass. */
+static int earlier_run_status(const char *json_path)
+{
+	char *text = read_file(json_path, NULL);
+	int status = !text ? -1 : count(text, "\"status\": \"") ==
+					   count(text, "\"status\": \"PASS\"") +
+					   count(text, "\"status\": \"XFAIL\"") ? 0 : 1;
+
+	free(text);
+	return status;
+}
+
 /* diff: a cell that newly fails leads the report and the exit status is 1; the other way
  * round it is a fix; --previous puts the same on the page. */
 TEST(e2e_diff_between_runs)
@@ -823,9 +874,11 @@ TEST(e2e_diff_between_runs)
 	const char *only[] = { "--arch", "x86_64", "--only", OFF " " VIA_EXPERT, NULL };
 	struct run good = harness_run("diff-good", only);
 	char *tree = broken_tree(), *earlier = xasprintf("%s/broken-kernel/matrix.json", scratch);
-	/* the broken kernel's run from e2e_broken_kernel_fails_observed_layer, when it ran */
+	/* the broken kernel's run from e2e_broken_kernel_fails_observed_layer, when it ran: its
+	 * status is read back from its matrix.json (1 when some cell did not pass), not assumed */
 	struct run bad = path_exists(earlier)
-				 ? (struct run){ .status = 1, .results = xasprintf("%s/broken-kernel", scratch) }
+				 ? (struct run){ .status = earlier_run_status(earlier),
+						 .results = xasprintf("%s/broken-kernel", scratch) }
 				 : harness_run("diff-bad", (const char *[]){ "--ksrc", tree, "--arch", "x86_64",
 									     "--only", OFF " " VIA_EXPERT, NULL });
 	char *good_json = xasprintf("%s/matrix.json", good.results);
@@ -1109,20 +1162,6 @@ TEST(e2e_full_disk_exits_2_and_keeps_results)
 	free(results);
 }
 
-/* Replaces the first 'from' in a file by 'to'; CHECKs that there was one. */
-static void edit_file(const char *path, const char *from, const char *to)
-{
-	char *text = read_file(path, NULL), *at = text ? strstr(text, from) : NULL;
-
-	CHECK(at != NULL);
-	if (at) {
-		char *edited = xasprintf("%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
-
-		write_file_atomic(path, edited, strlen(edited));
-		free(edited);
-	}
-	free(text);
-}
 
 /* A run that the preflight stops: exit 2, the summary naming packages as its last line, and
  * no config made, no kernel built, no cell judged. */

@@ -4,6 +4,7 @@
 #include "plan.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static int plan_count(const char *arches, const char *only, char *err, size_t errlen)
 {
@@ -66,14 +67,48 @@ TEST(plan_combination_values)
 {
 	struct matrix m;
 	char err[256], v[8], *name;
+	unsigned combo;
 
 	CHECK(matrix_load("matrix", "kernel-patch", &m, err, sizeof(err)) == 0);
-	plan_combo_values(5, 0, v);
+	plan_combo_values(&m, 0, v);
 	CHECK(!memcmp(v, "nnnnn", 5));
-	plan_combo_values(5, 0x10 | 0x01, v);
+	plan_combo_values(&m, 0x10 | 0x01, v);
 	CHECK(!memcmp(v, "ynnny", 5));
 	name = plan_combo_name(&m, 0x10 | 0x02);
 	CHECK_STR(name, "EXPERT=y,KCMP=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=n");
 	free(name);
+	/* DRM tristate: the digit for DRM counts n m y, so the table keeps truth-table order */
+	matrix_set_type(&m, 3, 't');
+	CHECK(matrix_ncombo(&m) == 48);
+	plan_combo_values(&m, 1 * 24 + 1 * 2 + 1, v);	/* EXPERT=y, DRM=m, EPOLL=y */
+	CHECK(!memcmp(v, "ynnmy", 5));
+	CHECK(plan_combo_of(&m, "ynnmy", &combo) == 0 && combo == 27);
+	CHECK(plan_combo_of(&m, "ynnyy", &combo) == 0 && combo == 29);
+	CHECK(plan_combo_of(&m, "mnnny", &combo) == -1);	/* EXPERT is a bool */
+	name = plan_combo_name(&m, 47);
+	CHECK_STR(name, "EXPERT=y,KCMP=y,CHECKPOINT_RESTORE=y,DRM=y,EPOLL=y");
+	free(name);
+	matrix_free(&m);
+}
+
+/* Every value of every symbol: with DRM tristate each arch and variant has 3 x 2^4 cells. */
+TEST(plan_counts_with_a_tristate)
+{
+	struct matrix m;
+	struct plan p;
+	char err[256] = "", *v3[] = { "v3", NULL };
+
+	CHECK(matrix_load("matrix", "kernel-patch", &m, err, sizeof(err)) == 0);
+	matrix_set_type(&m, 3, 't');
+	CHECK(plan_make(&m, &(struct plan_filter){ 0 }, &p, err, sizeof(err)) == 0);
+	CHECK(p.ncell == 3 * 2 * 48);
+	plan_free(&p);
+	CHECK(plan_make(&m, &(struct plan_filter){ .variants = v3, .only = "DRM=m" }, &p, err,
+			sizeof(err)) == 0);
+	CHECK(p.ncell == 2 * 16);
+	for (int i = 0; i < p.ncell; i++)	/* v3: DRM=m selects the bool KCMP, which is y */
+		CHECK(p.cell[i].requested[3] == 'm' && p.cell[i].predicted.value[1] == 'y' &&
+		      p.cell[i].predicted.kcmp == 'y');
+	plan_free(&p);
 	matrix_free(&m);
 }

@@ -43,7 +43,7 @@ TEST(report_json_fields_and_escaping)
 	CHECK_CONTAINS(j, "\"predicted\": {\"EXPERT\": \"n\", \"KCMP\": \"y\"");
 	CHECK_CONTAINS(j, "\"observed\": {\"kcmp\": \"works\", \"epoll\": null, \"epoll_tfd\": null}");
 	CHECK_CONTAINS(j, "\"reason\": \"observed: a \\\"quoted\\\"\\u0009reason\\n\"");
-	CHECK_CONTAINS(j, "\"KCMP\": \"KCMP=y: selected by DRM\"");
+	CHECK_CONTAINS(j, "\"KCMP\": \"KCMP=y: selected by DRM=y\"");
 	free(j);
 	plan_free(&p);
 	matrix_free(&m);

@@ -78,7 +78,7 @@ TEST(rules_explain)
 
 	load_v3(&r);
 	CHECK(rules_predict(&r, "nnnyn", &p, err, sizeof(err)) == 0);
-	CHECK_STR(p.why[1], "KCMP=y: selected by DRM");
+	CHECK_STR(p.why[1], "KCMP=y: selected by DRM=y");
 	CHECK_STR(p.why[4], "EPOLL=y: prompt hidden, default y");
 	CHECK_STR(p.why[3], "DRM=y: as requested");
 	CHECK(rules_predict(&r, "ynnnn", &p, err, sizeof(err)) == 0);
@@ -171,5 +171,89 @@ TEST(rules_cycle_is_an_error)
 	CHECK(rules_parse("t.rules", text, 5, names, &r, err, sizeof(err)) == 0);
 	CHECK(rules_predict(&r, "nnnnn", &p, err, sizeof(err)) == -1);
 	CHECK_CONTAINS(err, "cycle");
+	rules_free(&r);
+}
+
+/* Tristates, worked out by hand from scripts/kconfig/symbol.c (sym_calc_value): DRM=m selects
+ * the bool KCMP, which comes out y; a tristate selected by m is at least m; depends on an m
+ * symbol caps a tristate at m; a hidden tristate's default is capped the same way. */
+TEST(rules_tristate_select_and_depends)
+{
+	struct rules r;
+	struct prediction p;
+	char got[8], err[512] = "";
+	const char *text = "format 1\nconfig EXPERT\n prompt\n"
+			   "config KCMP\n prompt if EXPERT\n selected-by DRM\n"
+			   "config CHECKPOINT_RESTORE\n tristate\n prompt\n depends on DRM\n"
+			   "config DRM\n tristate\n prompt\n"
+			   "config EPOLL\n tristate\n selected-by DRM\n default m if EXPERT\n"
+			   "syscall kcmp KCMP\nsyscall epoll EPOLL\n";
+
+	CHECK(rules_parse("t.rules", text, 5, names, &r, err, sizeof(err)) == 0);
+	CHECK_STR(err, "");
+	predict(&r, "nnymn", got);
+	CHECK_STR(got, "nymmmyn");	/* KCMP y from DRM=m, CR capped at m, EPOLL m by select */
+	CHECK(rules_predict(&r, "nnymn", &p, err, sizeof(err)) == 0);
+	CHECK_STR(p.why[1], "KCMP=y: selected by DRM=m; a bool selected by a module is built in");
+	CHECK_STR(p.why[2], "CHECKPOINT_RESTORE=m: requested y, capped at m by its dependencies");
+	CHECK_STR(p.why[4], "EPOLL=m: selected by DRM=m");
+	predict(&r, "ynyyn", got);	/* DRM=y: CR as requested, EPOLL raised to y by the select */
+	CHECK_STR(got, "yyyyyyy");
+	predict(&r, "ynnnn", got);	/* EPOLL hidden, default m if EXPERT */
+	CHECK_STR(got, "ynnnmnn");
+	predict(&r, "nnynn", got);	/* depends on DRM=n: CR n although requested */
+	CHECK_STR(got, "nnnnnnn");
+	rules_free(&r);
+}
+
+/* Kconfig's tristate logic in expressions: ! is y minus the value, && the least, || the most;
+ * an "if" holds when its expression is not n. */
+TEST(rules_tristate_expressions)
+{
+	struct rules r;
+	char got[8], err[512] = "";
+	const char *text = "format 1\nconfig EXPERT\n prompt\nconfig KCMP\n prompt\n"
+			   "config CHECKPOINT_RESTORE\n tristate\n default y if !DRM\n"
+			   "config DRM\n tristate\n prompt\n"
+			   "config EPOLL\n tristate\n default y\n depends on DRM && y || n\n"
+			   "syscall kcmp KCMP || DRM\nsyscall epoll EPOLL\n";
+
+	CHECK(rules_parse("t.rules", text, 5, names, &r, err, sizeof(err)) == 0);
+	CHECK_STR(err, "");
+	predict(&r, "nnnmn", got);	/* !m is m: CR's default y holds, capped at m; a */
+	CHECK_STR(got, "nnmmmnn");	/* system call needs y: KCMP || DRM is only m */
+	predict(&r, "nnnyn", got);	/* !y is n */
+	CHECK_STR(got, "nnnyyyy");
+	predict(&r, "nnnnn", got);
+	CHECK_STR(got, "nnynnnn");
+	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "config EPOLL\n tristate y\n"),
+		       "t.rules:11: unknown attribute 'tristate y'");
+	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "config EPOLL\n prompt if DRM=maybe\n"),
+		       "t.rules:11: expected y, m or n after '=' at '=maybe'");
+	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "config EPOLL\n prompt if DRM!=\n"),
+		       "expected y, m or n after '!='");
+	rules_free(&r);
+}
+
+/* Comparisons, as in Kconfig's "depends on DRM=y": y when they hold, n otherwise. A rule that
+ * forgets that a module's select still builds a bool in ("selected-by DRM if DRM=y") predicts
+ * KCMP=n for DRM=m, which the config layer then catches against the real .config. */
+TEST(rules_comparisons)
+{
+	struct rules r;
+	char got[8], err[512] = "";
+	const char *text = "format 1\nconfig EXPERT\n prompt\n"
+			   "config KCMP\n prompt if EXPERT\n selected-by DRM if DRM=y\n"
+			   "config CHECKPOINT_RESTORE\n default y if DRM!=n && DRM!=y\n"
+			   "config DRM\n tristate\n prompt\n"
+			   "config EPOLL\n default y if DRM=m || EXPERT\n"
+			   "syscall kcmp KCMP\nsyscall epoll EPOLL\n";
+
+	CHECK(rules_parse("t.rules", text, 5, names, &r, err, sizeof(err)) == 0);
+	CHECK_STR(err, "");
+	predict(&r, "nnnmn", got);
+	CHECK_STR(got, "nnymyny");	/* KCMP not selected by DRM=m; CR and EPOLL y */
+	predict(&r, "nnnyn", got);
+	CHECK_STR(got, "nynynyn");
 	rules_free(&r);
 }
