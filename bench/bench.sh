@@ -41,13 +41,28 @@ profile() {
 	}' "$1"
 }
 
+# What the m column costs in the cold run: its cells (requested m; every m a matrix symbol
+# can take), the kernels built for them, and their compile and boot seconds, from the harness's
+# per-cell log lines.
+m_column() {
+	awk '
+	/ \[ *[0-9]+\/[0-9]+\] / && /=m[,  ]/ {
+		cells++
+		if (match($0, / build [0-9.]+s /)) { b = substr($0, RSTART + 7, RLENGTH - 9) + 0; if (b > 0) { built++; bs += b } }
+		if (match($0, / boot [0-9.]+s /)) { bs_boot += substr($0, RSTART + 6, RLENGTH - 8) + 0 }
+	}
+	END { printf "m column:             %d cells, %d kernels built, %.1f s compile, %.1f s boot\n", cells, built, bs, bs_boot }' "$1"
+}
+
 # How many of an arch's objects Kbuild recompiles when each matrix symbol changes: those whose
 # dependency file names include/config/<SYMBOL>.
 dependents() {
 	for dir in "$cache"/run/build/*/*; do
 		[ -d "$dir" ] || continue
 		line="objects per symbol:   $(basename "$dir"): $(find "$dir" -name '*.o.cmd' | wc -l) in all"
-		for sym in $(sed -n 's/^symbols //p' matrix/matrix.conf); do
+		# MODULES is pinned in the base, not a matrix symbol: its count is what a MODULES
+		# that followed the m cells would recompile at each switch
+		for sym in $(sed -n 's/^symbols //p' matrix/matrix.conf) MODULES; do
 			line="$line, $sym $(grep -rl --include='*.o.cmd' "include/config/$sym)" "$dir" | wc -l)"
 		done
 		echo "$line"
@@ -119,6 +134,7 @@ echo "warm boots:           $(field "$out/warm.log" boots)"
 echo "same table warm/cold: $(cmp -s "$out/cold.table" "$out/warm.table" && echo yes || echo NO)"
 echo "touched v1 patch:     $(field "$out/touched.log" built) kernels rebuilt in $(field "$out/touched.log" compile) s, $(field "$out/touched.log" boots) boots, wall $(field "$out/touched.log" wall) s"
 profile "$out/cold.log"
+m_column "$out/cold.log"
 dependents
 echo "peak harness RSS KiB: $(field "$out/cold.log" RSS)"
 echo "cache size MiB:       $(du -sm "$cache/run" | cut -f1)"

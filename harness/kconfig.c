@@ -82,8 +82,8 @@ char *kconfig_set(const char *text, int n, const char *const *names, const char 
 		p = nl + 1;
 	}
 	for (int i = 0; i < n; i++) {
-		if (values[i] == 'y')
-			sb_printf(&sb, "CONFIG_%s=y\n", names[i]);
+		if (values[i] == 'y' || values[i] == 'm')
+			sb_printf(&sb, "CONFIG_%s=%c\n", names[i], values[i]);
 		else
 			sb_printf(&sb, "# CONFIG_%s is not set\n", names[i]);
 	}

@@ -47,4 +47,10 @@ TEST(kconfig_set_replaces_lines)
 	CHECK_CONTAINS(out, "# CONFIG_EXPERT is not set\n");
 	CHECK_CONTAINS(out, "CONFIG_DRM=m\n");
 	free(out);
+	/* a tristate asked for as a module is asked for as one */
+	names[2] = "DRM";
+	out = kconfig_set(cfg, 3, names, "nym");
+	CHECK_CONTAINS(out, "\nCONFIG_DRM=m\n");
+	CHECK(kconfig_bool(out, "DRM", 1) == 'm' && kconfig_bool(out, "KCMP", 1) == 'y');
+	free(out);
 }
