@@ -206,14 +206,23 @@ static int reap(struct running *r, struct spawn_result *res)
 {
 	int wstatus = 0;
 	pid_t got = waitpid(r->pid, &wstatus, WNOHANG);
+	int wait_errno = errno;
 
-	if (got == 0 || (got < 0 && errno == EINTR))
+	if (got == 0 || (got < 0 && wait_errno == EINTR))
 		return 0;
-	/* got < 0 otherwise: not our child any more, nothing left to wait for */
 	kill(-r->pid, SIGKILL);
 	live_set(r->pid, 0);
 	res->seconds = now_seconds() - r->start;
-	decode_status(got == r->pid ? wstatus : 0, res);
+	if (got == r->pid) {
+		decode_status(wstatus, res);
+	} else {
+		/* Not our child any more (someone else reaped it): how it ended is unknown, and
+		 * status starts at fail, so it failed. */
+		warn("lost track of child %ld (%s): its end cannot be observed; counted as failed",
+		     (long)r->pid, got < 0 ? strerror(wait_errno) : "waitpid answered another process");
+		res->lost = 1;
+		res->status = SPAWN_LOST;
+	}
 	return 1;
 }
 

@@ -20,8 +20,12 @@ struct spawn_req {
 	double grace;			/* seconds between SIGTERM and SIGKILL; 0 means 2 */
 };
 
+/* The status of a child whose end could not be observed (waitpid failed): a failure. */
+enum { SPAWN_LOST = 255 };
+
 struct spawn_result {
-	int status;		/* exit code, or 128+signal when killed by a signal */
+	int status;		/* exit code, or 128+signal when killed by a signal, or SPAWN_LOST */
+	int lost;		/* 1 when its end could not be observed: status is SPAWN_LOST */
 	int timed_out;		/* 1 when the time limit ran out and the group was killed */
 	double seconds;		/* wall time the child ran */
 };

@@ -90,6 +90,22 @@ TEST(spawn_missing_program)
 	CHECK(errno == ENOENT);
 }
 
+/* A child whose end cannot be observed is a failure, never a success: with SIGCHLD ignored the
+ * kernel reaps children itself, so waitpid() fails with ECHILD for a child that exited 0. */
+TEST(spawn_lost_child_is_a_failure)
+{
+	const char *argv[] = { "true", NULL };
+	struct spawn_result res;
+	void (*old)(int) = signal(SIGCHLD, SIG_IGN);
+
+	CHECK(spawn_run(&(struct spawn_req){ .argv = argv }, &res) == 0);
+	signal(SIGCHLD, old);
+	CHECK(res.lost == 1);
+	CHECK(res.status == SPAWN_LOST);
+	CHECK(spawn_run(&(struct spawn_req){ .argv = argv }, &res) == 0);
+	CHECK(res.lost == 0 && res.status == 0);
+}
+
 TEST(spawn_format_argv_quotes)
 {
 	const char *argv[] = { "qemu", "-append", "console=ttyS0 panic=-1", "it's", NULL };
