@@ -330,13 +330,18 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 	}
 	/* A stale image from an earlier cell must never stand in for this one. */
 	unlink(image);
-	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log_path }, &res)) {
+	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log_path,
+					   .timeout = b->timeout }, &res)) {
 		make_cannot_run(b, err, errlen);
 		rc = -1;
 		goto out;
 	}
 	out->seconds = res.seconds;
-	if (res.status == 0 && list_modules(b, out->modules, sizeof(out->modules))) {
+	if (res.timed_out) {
+		out->timed_out = 1;
+		snprintf(out->first_error, sizeof(out->first_error), "the build did not finish within "
+			 "%.0f s; its make was killed (see %s)", b->timeout, log_path);
+	} else if (res.status == 0 && list_modules(b, out->modules, sizeof(out->modules))) {
 		snprintf(out->first_error, sizeof(out->first_error), "make succeeded but left no %.400s, "
 			 "which modules.order lists", out->modules);
 		out->modules[0] = 0;

@@ -18,6 +18,7 @@ struct build_ctx {
 	const char *src;	/* the source tree (a variant's tree) */
 	const struct arch *arch;
 	const char *make;	/* the make program */
+	double timeout;		/* seconds a kernel build may take; 0: no limit */
 	const char *cc_wrapper;	/* ccache, distcc...: CC="<wrapper> <cross>gcc"; NULL: none */
 	int jobs;
 	char *build_dir;	/* O= */
@@ -26,6 +27,7 @@ struct build_ctx {
 
 struct build_outcome {
 	int ok;
+	int timed_out;		/* !ok because the build ran out of time (its group was killed) */
 	double seconds;
 	char first_error[512];	/* when !ok: the first compiler/linker error line */
 	char modules[1024];	/* when ok: the modules it made ("drivers/gpu/drm/drm.ko ..."),

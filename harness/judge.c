@@ -47,7 +47,7 @@ static int set_early_failure(const struct judge_input *in, struct cell *c)
 	const char *problem;
 
 	if (in->build_error) {
-		c->status = CELL_BUILD_FAIL;
+		c->status = in->build_timed_out ? CELL_BUILD_TIMEOUT : CELL_BUILD_FAIL;
 		add_reason(c, "%s", in->build_error);
 		return 1;
 	}

@@ -19,6 +19,7 @@
 struct judge_input {
 	const struct matrix *m;
 	const char *build_error;	/* non-NULL: the kernel did not build */
+	int build_timed_out;		/* with build_error: because its time limit ran out */
 	const struct boot_outcome *boot;
 	const struct ktap_log *log;
 	const char *kernel_id;		/* the tag the kernel was built with */

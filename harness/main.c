@@ -53,6 +53,7 @@ static const char usage[] =
 	"  --guest FILE        guest test source (default guest-tests/kcmp_init.c)\n"
 	"  -j, --jobs N        make -j (default: number of CPUs)\n"
 	"  --boot-timeout S    seconds per boot, overriding matrix/arches.conf\n"
+	"  --build-timeout S   seconds per kernel build, overriding matrix/arches.conf\n"
 	"  --make PROG         make program (default make)\n"
 	"  --cc-wrapper CMD    compile through CMD: ccache, distcc (make CC=\"CMD <cross>gcc\");\n"
 	"                      kernels are keyed by the compiler, not the wrapper\n"
@@ -130,7 +131,7 @@ static void parse_shard(const char *s, struct options *o)
 static void parse_args(int argc, char **argv, struct options *o)
 {
 	enum { O_ARCH = 256, O_VARIANTS, O_ONLY, O_KSRC, O_TARBALL, O_CACHE, O_RESULTS, O_MATRIX,
-	       O_PATCHES, O_GUEST, O_TIMEOUT, O_MAKE, O_QEMU, O_FORCE, O_SHARD, O_PREVIOUS,
+	       O_PATCHES, O_GUEST, O_TIMEOUT, O_BUILD_TIMEOUT, O_MAKE, O_QEMU, O_FORCE, O_SHARD, O_PREVIOUS,
 	       O_SINGLE, O_SHELL, O_BUSYBOX, O_CC_WRAPPER };
 	static const struct option longopts[] = {
 		{ "arch", required_argument, NULL, O_ARCH },
@@ -145,6 +146,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "guest", required_argument, NULL, O_GUEST },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "boot-timeout", required_argument, NULL, O_TIMEOUT },
+		{ "build-timeout", required_argument, NULL, O_BUILD_TIMEOUT },
 		{ "make", required_argument, NULL, O_MAKE },
 		{ "qemu", required_argument, NULL, O_QEMU },
 		{ "force", required_argument, NULL, O_FORCE },
@@ -173,6 +175,9 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case O_GUEST: o->run.guest_src = optarg; break;
 		case 'j': o->run.jobs = (int)positive_number("--jobs", optarg); break;
 		case O_TIMEOUT: o->run.boot_timeout = positive_number("--boot-timeout", optarg); break;
+		case O_BUILD_TIMEOUT:
+			o->run.build_timeout = positive_number("--build-timeout", optarg);
+			break;
 		case O_MAKE: o->run.make = optarg; break;
 		case O_QEMU: o->run.qemu = optarg; break;
 		case O_FORCE:

@@ -192,13 +192,13 @@ static int arch_attribute(struct arch *a, const struct conf_line *l, const char 
 		*one = xstrdup(strcmp(l->word[1], "-") ? l->word[1] : "");
 		return 0;
 	}
-	if (!strcmp(kw, "boot-timeout")) {
+	if (!strcmp(kw, "boot-timeout") || !strcmp(kw, "build-timeout")) {
+		double *slot = kw[1] == 'o' ? &a->boot_timeout : &a->build_timeout;
 		char *end;
 
-		a->boot_timeout = strtod(l->word[1], &end);
-		if (*end || a->boot_timeout <= 0) {
-			snprintf(err, errlen, "%s: boot-timeout must be a positive number of seconds",
-				 where);
+		*slot = strtod(l->word[1], &end);
+		if (*end || *slot <= 0) {
+			snprintf(err, errlen, "%s: %s must be a positive number of seconds", where, kw);
 			return -1;
 		}
 		return 0;
@@ -212,7 +212,8 @@ static int arch_complete(const struct arch *a, const char *path, char *err, size
 	const char *missing = !a->kernel_arch ? "kernel-arch" : !a->cross_compile ? "cross-compile"
 			    : !a->make_target ? "make-target" : !a->image ? "image"
 			    : !a->qemu || !a->qemu[0] ? "qemu" : !a->console ? "console"
-			    : a->boot_timeout <= 0 ? "boot-timeout" : NULL;
+			    : a->boot_timeout <= 0 ? "boot-timeout"
+			    : a->build_timeout <= 0 ? "build-timeout" : NULL;
 
 	if (!missing)
 		return 0;

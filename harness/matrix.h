@@ -25,6 +25,7 @@ struct arch {
 	char *console;
 	char **append;		/* extra kernel command line words, NULL-terminated */
 	double boot_timeout;
+	double build_timeout;	/* seconds one kernel build may take */
 	char **packages;	/* Debian packages of its compiler, C library and QEMU; NULL-terminated */
 };
 

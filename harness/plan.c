@@ -204,6 +204,7 @@ int cell_ok(const struct cell *c)
 static const char *const status_names[] = {
 	[CELL_PENDING] = "PENDING",	   [CELL_PASS] = "PASS",
 	[CELL_FAIL] = "FAIL",		   [CELL_BUILD_FAIL] = "BUILD_FAIL",
+	[CELL_BUILD_TIMEOUT] = "BUILD_TIMEOUT",
 	[CELL_BOOT_FAIL] = "BOOT_FAIL",	   [CELL_TIMEOUT] = "TIMEOUT",
 	[CELL_CONFIG_FAIL] = "CONFIG_FAIL", [CELL_XFAIL] = "XFAIL",
 	[CELL_XPASS] = "XPASS",
@@ -216,7 +217,7 @@ const char *cell_status_name(enum cell_status s)
 
 int cell_status_from_name(const char *name)
 {
-	for (int s = CELL_PENDING; s <= CELL_XPASS; s++)
+	for (int s = CELL_PENDING; s < CELL_NSTATUS; s++)
 		if (name && !strcmp(status_names[s], name))
 			return s;
 	return -1;

@@ -18,11 +18,13 @@ enum cell_status {
 	CELL_PASS,
 	CELL_FAIL,		/* built and booted, but a layer disagrees */
 	CELL_BUILD_FAIL,	/* the kernel did not build */
+	CELL_BUILD_TIMEOUT,	/* the kernel's build did not finish within the arch's build-timeout */
 	CELL_BOOT_FAIL,		/* the guest crashed or did not complete its KTAP plan */
 	CELL_TIMEOUT,		/* the guest did not finish within the arch's boot-timeout */
 	CELL_CONFIG_FAIL,	/* Kconfig could not resolve the cell's configuration */
 	CELL_XFAIL,		/* did not pass, as the variant's xfail file declares */
 	CELL_XPASS,		/* passed, though the variant's xfail file says it fails */
+	CELL_NSTATUS		/* how many statuses there are */
 };
 
 struct cell {

@@ -152,13 +152,13 @@ char *report_table(const struct matrix *m, const struct plan *p)
 
 char *report_counts(const struct plan *p)
 {
-	int count[CELL_XPASS + 1] = { 0 };
+	int count[CELL_NSTATUS] = { 0 };
 	struct strbuf sb = { 0 };
 
 	sb_add(&sb, "", 0);
 	for (int i = 0; i < p->ncell; i++)
 		count[p->cell[i].status]++;
-	for (int s = CELL_PASS; s <= CELL_XPASS; s++)
+	for (int s = CELL_PASS; s < CELL_NSTATUS; s++)
 		if (count[s])
 			sb_printf(&sb, "%s%d %s", sb.len ? " " : "", count[s], cell_status_name(s));
 	if (count[CELL_PENDING])

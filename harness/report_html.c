@@ -21,6 +21,7 @@ static const struct {
 	{ CELL_PASS, "#b7e4b0", "built, booted, and every layer agrees with the rules" },
 	{ CELL_FAIL, "#f4a6a6", "booted, but a layer disagrees (config, observed, identity or a guest test)" },
 	{ CELL_BUILD_FAIL, "#f0b27a", "the kernel did not build" },
+	{ CELL_BUILD_TIMEOUT, "#c39bd3", "the kernel's build did not finish within the arch's build timeout" },
 	{ CELL_BOOT_FAIL, "#e59866", "the guest crashed or did not finish its KTAP plan" },
 	{ CELL_TIMEOUT, "#d7bde2", "the guest did not finish within the arch's boot timeout" },
 	{ CELL_CONFIG_FAIL, "#f5cba7", "Kconfig could not resolve the configuration" },

@@ -3,7 +3,8 @@
  *
  *   PASS                  a plain testcase
  *   XFAIL                 <skipped>: the variant's xfail file declares the failure
- *   everything else       <failure type="FAIL|BUILD_FAIL|BOOT_FAIL|TIMEOUT|CONFIG_FAIL|XPASS">
+ *   everything else       <failure type="FAIL|BUILD_FAIL|BUILD_TIMEOUT|BOOT_FAIL|TIMEOUT|
+ *                         CONFIG_FAIL|XPASS">
  *
  * A testcase's time is its build plus boot seconds in this run (0 when both came from the
  * cache). tests/data/junit.xsd is the schema make test checks this file against.

@@ -3,7 +3,8 @@
  *
  *   ok 3 x86_64 v3 EXPERT=n,KCMP=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=n # kcmp=works
  *   not ok 7 arm64 v1 ... # XFAIL known: ...      (an expected failure)
- *   not ok 9 x86_64 v3 ... # TIMEOUT ...          (TIMEOUT, and ERROR for build and config)
+ *   not ok 9 x86_64 v3 ... # TIMEOUT ...          (TIMEOUT for a boot or a build, and ERROR
+ *                                                  for other build, boot and config failures)
  */
 #define _GNU_SOURCE
 #include "report.h"
@@ -17,7 +18,8 @@ static const char *directive(enum cell_status s)
 {
 	switch (s) {
 	case CELL_XFAIL: return "XFAIL";
-	case CELL_TIMEOUT: return "TIMEOUT";
+	case CELL_TIMEOUT:
+	case CELL_BUILD_TIMEOUT: return "TIMEOUT";
 	case CELL_BUILD_FAIL:
 	case CELL_CONFIG_FAIL:
 	case CELL_BOOT_FAIL: return "ERROR";

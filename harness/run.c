@@ -462,7 +462,8 @@ static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 		if (build_kernel(&g->ab->b, config, tag, log, image, &bo, err, errlen))
 			goto out;
 		g->ab->built++;
-		if (g->identity) {
+		/* a timeout says nothing about the kernel: nothing is cached, the next run retries */
+		if (g->identity && !bo.timed_out) {
 			if (!bo.ok)
 				cache_put_text(g, g->kernel_kind, tag, "failed", bo.first_error);
 			else	/* marks the entry complete */
@@ -483,7 +484,8 @@ static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 		c->built = bo.ok;
 		c->modules = bo.ok ? xstrdup(bo.modules) : NULL;
 		if (!bo.ok) {
-			judge_cell(&(struct judge_input){ .m = g->m, .build_error = bo.first_error }, c);
+			judge_cell(&(struct judge_input){ .m = g->m, .build_error = bo.first_error,
+							  .build_timed_out = bo.timed_out }, c);
 		} else if (boot_cell(g, c, image, err, errlen)) {
 			goto out;
 		}
@@ -649,7 +651,9 @@ static int run_arch(const struct run_opts *o, const struct matrix *m, const stru
 	if (worktree_prepare(&ab.wt, o->cache_dir, t, m->arch[a].name, files, err, errlen))
 		goto out;
 	ab.b = (struct build_ctx){ .src = ab.wt.path, .arch = &m->arch[a], .make = o->make,
-				   .cc_wrapper = o->cc_wrapper, .jobs = o->jobs };
+				   .cc_wrapper = o->cc_wrapper, .jobs = o->jobs,
+				   .timeout = o->build_timeout > 0 ? o->build_timeout
+								   : m->arch[a].build_timeout };
 	ab.b.build_dir = xasprintf("%s/build/%s/%s", o->cache_dir, t->tag, m->arch[a].name);
 	ab.b.work_dir = xasprintf("%s/work/%s/%s", o->cache_dir, t->tag, m->arch[a].name);
 	if (o->force == FORCE_ALL)

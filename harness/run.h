@@ -34,6 +34,7 @@ struct run_opts {
 	const char *qemu;		/* overrides every arch's QEMU program (tests) */
 	int jobs;
 	double boot_timeout;		/* overrides the arches' boot-timeout when > 0 */
+	double build_timeout;		/* overrides the arches' build-timeout when > 0 */
 	enum force force;
 };
 

@@ -1284,6 +1284,31 @@ TEST(e2e_error_midway_leaves_partial_results)
 	free(results);
 }
 
+/* A build that never ends (a stuck compiler or make) is killed at the arch's build timeout,
+ * with everything it started: the cell is BUILD_TIMEOUT, and the run goes on to the next one. */
+TEST(e2e_hung_build_is_build_timeout_and_killed)
+{
+	char *pids = xasprintf("%s/hung-build.pids", scratch);
+	struct run r;
+	int total = 0;
+
+	setenv("KCMPM_TEST_PIDS", pids, 1);
+	r = harness_run("hung-build", (const char *[]){ "--arch", "x86_64", "--only",
+							OFF " " VIA_EXPERT, "--make",
+							"tests/fakes/make-hang", "--build-timeout",
+							"3", NULL });
+	unsetenv("KCMPM_TEST_PIDS");
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", OFF, "BUILD_TIMEOUT\t");
+	expect_cell(&r, "x86_64", VIA_EXPERT, "BUILD_TIMEOUT\t");
+	CHECK_CONTAINS(r.out, "BUILD_TIMEOUT: the build did not finish within 3 s; its make was killed");
+	CHECK_CONTAINS(r.out, "\n2 cells: 2 BUILD_TIMEOUT\n");
+	CHECK(still_running(pids, &total) == 0);
+	CHECK(total == 4);	/* two builds, each a make and the child it started */
+	run_free(&r);
+	free(pids);
+}
+
 /* Bad input: one clear line on stderr, exit 2. */
 static void expect_harness_error(const char *name, const char *const *args, const char *msg)
 {

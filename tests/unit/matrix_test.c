@@ -99,7 +99,8 @@ static const char *load_with_arches(const char *arches)
 static const char good_arches[] = "format 1\narch x86_64\n\tkernel-arch x86_64\n"
 				  "\tcross-compile -\n\tmake-target bzImage\n"
 				  "\timage arch/x86/boot/bzImage\n\tconsole ttyS0\n"
-				  "\tboot-timeout 60\n\tqemu qemu-system-x86_64 -nic none\n";
+				  "\tboot-timeout 60\n\tbuild-timeout 600\n"
+				  "\tqemu qemu-system-x86_64 -nic none\n";
 
 TEST(matrix_tree_and_host_errors)
 {
@@ -124,6 +125,8 @@ TEST(matrix_arches_errors)
 		       "arch 'x86_64' has no 'cross-compile' line");
 	CHECK_CONTAINS(load_with_arches("format 1\narch x86_64\n\tboot-timeout soon\n"),
 		       "arches.conf:3: boot-timeout must be a positive number");
+	CHECK_CONTAINS(load_with_arches("format 1\narch x86_64\n\tbuild-timeout -5\n"),
+		       "arches.conf:3: build-timeout must be a positive number");
 	CHECK_CONTAINS(load_with_arches("format 1\narch x86_64\n\tcolour blue\n"),
 		       "arches.conf:3: unknown arch attribute 'colour'");
 	CHECK_CONTAINS(load_with_arches("format 1\nmachine x86_64\n"),
@@ -135,7 +138,7 @@ TEST(matrix_qemu_lines_keep_guests_isolated)
 {
 	static const char head[] = "format 1\narch x86_64\n\tkernel-arch x86_64\n\tcross-compile -\n"
 				   "\tmake-target bzImage\n\timage arch/x86/boot/bzImage\n\tconsole ttyS0\n"
-				   "\tboot-timeout 60\n";
+				   "\tboot-timeout 60\n\tbuild-timeout 600\n";
 	static const struct {
 		const char *qemu, *message;
 	} lines[] = {
