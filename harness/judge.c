@@ -71,6 +71,9 @@ static int set_early_failure(const struct judge_input *in, struct cell *c)
 	return 0;
 }
 
+/* Rules and Kconfig must agree on every cell that has a resolved config, whether its kernel
+ * then built and booted or not: a disagreement is FAIL, and no xfail declaration covers it
+ * (c->config_mismatch), so a wrong rule cannot hide behind a known build failure. */
 static void check_config_layer(const struct judge_input *in, struct cell *c)
 {
 	for (int s = 0; s < in->m->nsym; s++) {
@@ -79,6 +82,7 @@ static void check_config_layer(const struct judge_input *in, struct cell *c)
 		if (p == r)
 			continue;
 		c->status = CELL_FAIL;
+		c->config_mismatch = 1;
 		add_reason(c, "config: %s predicted %c, resolved %c (rules: %s)", in->m->sym[s],
 			   p ? p : '-', r ? r : '-', c->predicted.why[s]);
 	}
@@ -120,12 +124,24 @@ void judge_cell(const struct judge_input *in, struct cell *c)
 		c->observed_epoll_tfd = dup_or_null(log->observed_epoll_tfd);
 		c->booted = dup_or_null(log->kernel);
 	}
-	if (set_early_failure(in, c))
+	if (set_early_failure(in, c)) {
+		enum cell_status early = c->status;
+
+		check_config_layer(in, c);
+		if (c->config_mismatch)
+			add_reason(c, "and the cell was %s", cell_status_name(early));
 		return;
+	}
 	if (!log->kernel || !strstr(log->kernel, in->kernel_id)) {
 		c->status = CELL_FAIL;
 		add_reason(c, "identity: the guest booted '%s', not the kernel built for this cell "
 			   "(%s)", log->kernel ? log->kernel : "an unknown kernel", in->kernel_id);
+	}
+	/* the guest's word is not enough: the kernel's own banner must name the tag built */
+	if (!log->banner || !strstr(log->banner, in->kernel_id)) {
+		c->status = CELL_FAIL;
+		add_reason(c, "identity: the kernel's banner is '%.200s', not the kernel built for "
+			   "this cell (%s)", log->banner ? log->banner : "missing", in->kernel_id);
 	}
 	check_config_layer(in, c);
 	check_modules(in, c);

@@ -7,7 +7,9 @@
  * what the resolved config implies (through the rules' syscall lines; a symbol resolved to m
  * needs a module the build made, c->modules), and every KTAP test ok.
  * Otherwise FAIL, with every diverging layer named in the reason. A build, boot or timeout
- * problem comes first and ends the judging, since later layers do not exist then.
+ * problem comes first and ends the judging, since later layers do not exist then; only the
+ * config layer, which exists for every resolved cell, is still checked (and a disagreement
+ * there is FAIL, naming the early status too).
  */
 #ifndef KCMPM_JUDGE_H
 #define KCMPM_JUDGE_H

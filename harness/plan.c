@@ -176,6 +176,8 @@ void plan_apply_xfail(const struct matrix *m, struct cell *c)
 	const struct variant *v = &m->variant[c->variant];
 	int resolved = c->status != CELL_CONFIG_FAIL;
 
+	if (c->config_mismatch)
+		return;	/* a known build failure never covers a rules disagreement */
 	for (int i = 0; i < v->nxfail; i++) {
 		const struct xfail *x = &v->xfail[i];
 		char was[sizeof(c->reason) / 2];

@@ -35,6 +35,7 @@ struct cell {
 	char resolved[MAX_SYMBOLS];	/* from the final .config: 'y'/'n'/'m', 0 = no symbol */
 	char config_tag[17];		/* content hash of the final .config */
 	int built;			/* its kernel built */
+	int config_mismatch;		/* predicted != resolved: FAIL, never XFAIL */
 	char *modules;			/* the modules its build made, "a.ko b.ko"; NULL: none or
 					 * unknown */
 	int kernel_cached, boot_cached;	/* reused from the cache, not redone in this run */

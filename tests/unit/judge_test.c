@@ -105,11 +105,56 @@ TEST(judge_identity_layer)
 	free_cell(&c);
 }
 
+/* The guest's word is not enough: the kernel's own banner must name the tag built. */
+TEST(judge_identity_from_the_banner)
+{
+	struct cell c;
+	char *log = xstrdup(passing_log);
+
+	memcpy(strstr(log, "Linux version 6.1.192 #1 kcmpm-0"), "Linux version 6.1.192 #1 kcmpm-f", 32);
+	judge_text(log, "yynny", &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_FAIL);
+	CHECK_STR(c.reason, "identity: the kernel's banner is 'Linux version 6.1.192 #1 "
+		  "kcmpm-f123456789abcdef', not the kernel built for this cell (kcmpm-0123456789abcdef)");
+	free_cell(&c);
+	judge_text(strstr(passing_log, "KTAP"), "yynny", &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_FAIL);
+	CHECK_CONTAINS(c.reason, "identity: the kernel's banner is 'missing'");
+	free_cell(&c);
+	free(log);
+}
+
+/* The config layer holds on cells that did not build or boot too: a wrong rule is FAIL there,
+ * naming the early status, and no xfail declaration covers it. */
+TEST(judge_config_layer_on_failed_cells)
+{
+	struct cell c;
+	const struct boot_outcome timed_out = { .timed_out = 1, .status = 137 };
+
+	judge_text("", "yynnn", &c, NULL, "kernel/kcmp.c:1:1: error: boom");
+	CHECK(c.status == CELL_FAIL && c.config_mismatch);
+	CHECK_STR(c.reason, "kernel/kcmp.c:1:1: error: boom; config: EPOLL predicted y, resolved n "
+		  "(rules: EPOLL=y: as requested); and the cell was BUILD_FAIL");
+	c.variant = matrix_variant_index(&m, "v1");	/* v1's xfail matches KCMP=y,CR=n,EPOLL=y */
+	memcpy(c.resolved, "yynny", 5);
+	plan_apply_xfail(&m, &c);
+	CHECK(c.status == CELL_FAIL);
+	free_cell(&c);
+	judge_text("KTAP version 1\n1..2\nok 1 a\n", "yynnn", &c, &timed_out, NULL);
+	CHECK(c.status == CELL_FAIL);
+	CHECK_CONTAINS(c.reason, "; and the cell was TIMEOUT");
+	free_cell(&c);
+	judge_text("", "yynny", &c, NULL, "kernel/kcmp.c:1:1: error: boom");
+	CHECK(c.status == CELL_BUILD_FAIL && !c.config_mismatch);
+	free_cell(&c);
+}
+
 TEST(judge_guest_failure)
 {
 	struct cell c;
 
-	judge_text("KTAP version 1\n1..2\n# kcmp-matrix kernel: 6.1.192 #1 kcmpm-0123456789abcdef\n"
+	judge_text("Linux version 6.1.192 #1 kcmpm-0123456789abcdef\n"
+		   "KTAP version 1\n1..2\n# kcmp-matrix kernel: 6.1.192 #1 kcmpm-0123456789abcdef\n"
 		   "ok 1 kernel_identity\nnot ok 2 kcmp_present\n# kcmp_present: predicted present\n"
 		   "# kcmp-matrix observed: kcmp=works epoll=works epoll_tfd=works\n"
 		   "# kcmp-matrix: powering off\n", "yynny", &c, &clean_exit, NULL);
