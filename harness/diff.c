@@ -7,11 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum section { NEW_FAILURE, FIXED, KCMP_CHANGED, BUILD_CHANGED, STATUS_CHANGED, ONLY_OLD,
+enum section { NEW_FAILURE, FIXED, FLAKY, KCMP_CHANGED, BUILD_CHANGED, STATUS_CHANGED, ONLY_OLD,
 	       ONLY_NEW, NSECTION };
 
 static const char *const titles[NSECTION] = {
-	[NEW_FAILURE] = "New failures", [FIXED] = "Fixed", [KCMP_CHANGED] = "kcmp() state changed",
+	[NEW_FAILURE] = "New failures", [FIXED] = "Fixed",
+	[FLAKY] = "Flaky (passed on a retry of the boot; not failures)",
+	[KCMP_CHANGED] = "kcmp() state changed",
 	[BUILD_CHANGED] = "Build outcome changed", [STATUS_CHANGED] = "Other status changes",
 	[ONLY_OLD] = "Only in the old run", [ONLY_NEW] = "Only in the new run",
 };
@@ -50,6 +52,10 @@ static void compare(const struct matrix *m, const struct cell *o, const struct c
 		if (!cell_ok(n))
 			sb_printf(sb, ": %s", n->reason);
 		sb_printf(sb, "\n");
+	}
+	if (n->flaky) {
+		name_cell(&out[FLAKY], m, c);
+		sb_printf(&out[FLAKY], ": PASS on a retry\n");
 	}
 	if (strcmp(or_none(o->observed_kcmp), or_none(n->observed_kcmp))) {
 		name_cell(&out[KCMP_CHANGED], m, c);

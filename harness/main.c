@@ -54,6 +54,8 @@ static const char usage[] =
 	"  -j, --jobs N        make -j (default: number of CPUs)\n"
 	"  --boot-timeout S    seconds per boot, overriding matrix/arches.conf\n"
 	"  --build-timeout S   seconds per kernel build, overriding matrix/arches.conf\n"
+	"  --boot-retries N    boot again after a TIMEOUT or BOOT_FAIL, up to N times (default 1;\n"
+	"                      0: never); a cell that passes on a retry is PASS, marked FLAKY\n"
 	"  --make PROG         make program (default make)\n"
 	"  --cc-wrapper CMD    compile through CMD: ccache, distcc (make CC=\"CMD <cross>gcc\");\n"
 	"                      kernels are keyed by the compiler, not the wrapper\n"
@@ -119,6 +121,16 @@ static double positive_number(const char *opt, const char *s)
 	return v;
 }
 
+static int retries(const char *s)
+{
+	char *end;
+	long n = strtol(s, &end, 10);
+
+	if (*end || end == s || n < 0 || n > 10)
+		die("--boot-retries: '%s' is not a number from 0 to 10", s);
+	return (int)n;
+}
+
 static void parse_shard(const char *s, struct options *o)
 {
 	char extra;
@@ -131,7 +143,7 @@ static void parse_shard(const char *s, struct options *o)
 static void parse_args(int argc, char **argv, struct options *o)
 {
 	enum { O_ARCH = 256, O_VARIANTS, O_ONLY, O_KSRC, O_TARBALL, O_CACHE, O_RESULTS, O_MATRIX,
-	       O_PATCHES, O_GUEST, O_TIMEOUT, O_BUILD_TIMEOUT, O_MAKE, O_QEMU, O_FORCE, O_SHARD, O_PREVIOUS,
+	       O_PATCHES, O_GUEST, O_TIMEOUT, O_BUILD_TIMEOUT, O_BOOT_RETRIES, O_MAKE, O_QEMU, O_FORCE, O_SHARD, O_PREVIOUS,
 	       O_SINGLE, O_SHELL, O_BUSYBOX, O_CC_WRAPPER };
 	static const struct option longopts[] = {
 		{ "arch", required_argument, NULL, O_ARCH },
@@ -147,6 +159,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "boot-timeout", required_argument, NULL, O_TIMEOUT },
 		{ "build-timeout", required_argument, NULL, O_BUILD_TIMEOUT },
+		{ "boot-retries", required_argument, NULL, O_BOOT_RETRIES },
 		{ "make", required_argument, NULL, O_MAKE },
 		{ "qemu", required_argument, NULL, O_QEMU },
 		{ "force", required_argument, NULL, O_FORCE },
@@ -175,6 +188,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case O_GUEST: o->run.guest_src = optarg; break;
 		case 'j': o->run.jobs = (int)positive_number("--jobs", optarg); break;
 		case O_TIMEOUT: o->run.boot_timeout = positive_number("--boot-timeout", optarg); break;
+		case O_BOOT_RETRIES: o->run.boot_retries = retries(optarg); break;
 		case O_BUILD_TIMEOUT:
 			o->run.build_timeout = positive_number("--build-timeout", optarg);
 			break;
@@ -544,7 +558,8 @@ int main(int argc, char **argv)
 {
 	struct options o = { .run = { .matrix_dir = "matrix", .patch_dir = "kernel-patch",
 				      .guest_src = "guest-tests/kcmp_init.c",
-				      .results_dir = "results", .make = "make" },
+				      .results_dir = "results", .make = "make",
+				      .boot_retries = 1 },
 			   };
 	const char *command = NULL;
 	char err[2048] = "", *cache = NULL;

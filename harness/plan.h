@@ -36,6 +36,8 @@ struct cell {
 	char config_tag[17];		/* content hash of the final .config */
 	int built;			/* its kernel built */
 	int config_mismatch;		/* predicted != resolved: FAIL, never XFAIL */
+	int flaky;			/* passed only on a retry of its boot; the failed
+					 * attempts' consoles are serial.attempt<N>.log */
 	char *modules;			/* the modules its build made, "a.ko b.ko"; NULL: none or
 					 * unknown */
 	int kernel_cached, boot_cached;	/* reused from the cache, not redone in this run */

@@ -23,6 +23,8 @@ static void cell_text(struct strbuf *sb, const struct matrix *m, const struct ce
 	for (int s = 0; s < m->nsym; s++)
 		if (c->resolved[s] && c->resolved[s] != c->requested[s])
 			sb_printf(sb, " %s→%c", m->sym[s], c->resolved[s]);
+	if (c->flaky)
+		sb_printf(sb, " FLAKY");
 }
 
 int report_columns(const struct matrix *m, const struct plan *p, int *col_v, int *col_a)
@@ -273,7 +275,8 @@ static void json_cell(struct strbuf *sb, const struct matrix *m, const struct ce
 	json_field(sb, "status", cell_status_name(c->status), 0);
 	json_field(sb, "reason", c->reason, 0);
 	json_field(sb, "dir", dir, 0);
-	sb_printf(sb, "\"built\": %s, \"modules\": [", c->built ? "true" : "false");
+	sb_printf(sb, "\"built\": %s, \"flaky\": %s, \"modules\": [", c->built ? "true" : "false",
+		  c->flaky ? "true" : "false");
 	json_words(sb, c->modules);
 	sb_printf(sb, "], ");
 	sb_printf(sb, "\"kernel_cached\": %s, \"boot_cached\": %s, ", c->kernel_cached ? "true" : "false",

@@ -94,6 +94,9 @@ static void grid_cell(struct strbuf *sb, const struct matrix *m, const struct ce
 	for (int s = 0; s < m->nsym; s++)
 		if (c->resolved[s] && c->resolved[s] != c->requested[s])
 			sb_printf(sb, " <span class=\"mark\">%s→%c</span>", m->sym[s], c->resolved[s]);
+	if (c->flaky)
+		sb_printf(sb, " <span class=\"mark\" title=\"passed on a retry of its boot; the "
+			  "failed attempts' consoles are serial.attempt*.log\">FLAKY</span>");
 	sb_printf(sb, "<br>");
 	if (c->config_tag[0])
 		link(sb, dir, "config", "config");

@@ -48,7 +48,8 @@ static void testcase(struct strbuf *sb, const struct matrix *m, const struct cel
 		report_xml_text(sb, c->reason);
 		sb_printf(sb, "</failure>\n");
 	}
-	sb_printf(sb, "      <system-out>kcmp=%s epoll=%s epoll_tfd=%s; files: ",
+	sb_printf(sb, "      <system-out>%skcmp=%s epoll=%s epoll_tfd=%s; files: ",
+		  c->flaky ? "FLAKY: passed on a retry of its boot; " : "",
 		  c->observed_kcmp ? c->observed_kcmp : "-", c->observed_epoll ? c->observed_epoll : "-",
 		  c->observed_epoll_tfd ? c->observed_epoll_tfd : "-");
 	report_xml_text(sb, dir);

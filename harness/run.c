@@ -275,7 +275,7 @@ static void write_log_tail(const char *log_path, const char *out_path, int lines
 
 /* The console log of a boot, from the cache when this kernel, initramfs, QEMU and command line
  * booted before; otherwise from a real boot, which is then cached. */
-static int boot_or_reuse(struct group *g, struct cell *c, const struct boot_req *req,
+static int boot_or_reuse(struct group *g, struct cell *c, const struct boot_req *req, int fresh,
 			 struct boot_outcome *out, char *err, size_t errlen)
 {
 	char *line = boot_command(req), key[17], *outcome;
@@ -286,7 +286,8 @@ static int boot_or_reuse(struct group *g, struct cell *c, const struct boot_req 
 	/* the kernel's path names its tag, so the command line is enough of a key */
 	snprintf(timeout, sizeof(timeout), "%g", req->timeout);
 	cache_key(key, parts);
-	outcome = g->o->force == FORCE_NONE ? cache_get_text(g, "boots", key, "outcome") : NULL;
+	outcome = g->o->force == FORCE_NONE && !fresh ? cache_get_text(g, "boots", key, "outcome")
+						       : NULL;
 	if (outcome && sscanf(outcome, "%d %d %lf", &out->status, &out->timed_out,
 			      &out->seconds) == 3) {
 		char *cached = cache_file(g->o->cache_dir, "boots", key, "serial.log");
@@ -378,6 +379,46 @@ static void write_reproducer(const struct group *g, const struct cell *c)
 	free(combo);
 }
 
+/* Judges a boot from its console log. */
+static void judge_boot(struct group *g, struct cell *c, const struct boot_req *req,
+		       const struct boot_outcome *out, const char *kernel_id)
+{
+	size_t len = 0;
+	char *text = read_file(req->log_path, &len);
+	struct ktap_log log;
+
+	ktap_parse(text ? text : "", text ? len : 0, &log);
+	c->boot_seconds += c->boot_cached ? 0 : out->seconds;
+	free(c->observed_kcmp);
+	free(c->observed_epoll);
+	free(c->observed_epoll_tfd);
+	free(c->booted);
+	c->observed_kcmp = c->observed_epoll = c->observed_epoll_tfd = c->booted = NULL;
+	judge_cell(&(struct judge_input){ .m = g->m, .boot = out, .log = &log,
+					  .kernel_id = kernel_id }, c);
+	if (c->status == CELL_TIMEOUT) {
+		size_t n = strlen(c->reason);
+
+		snprintf(c->reason + n, sizeof(c->reason) - n, " after %.0f s", req->timeout);
+	}
+	ktap_free(&log);
+	free(text);
+}
+
+/* A boot that timed out or failed is tried again (a loaded CI runner can make a sound kernel
+ * miss its time): its console is kept as serial.attempt<n>.log beside the next one's. */
+static void keep_failed_attempt(struct group *g, struct cell *c, const char *log_path, int n)
+{
+	char *kept = xasprintf("%s/serial.attempt%d.log", c->dir, n);
+
+	if (rename(log_path, kept))
+		warn("cannot keep '%s' as '%s':", log_path, kept);
+	progress_line(g->pg, 1, "%s %s: boot attempt %d was %s (%s); booting again",
+		      g->m->arch[c->arch].name, g->m->variant[c->variant].name, n,
+		      cell_status_name(c->status), c->reason);
+	free(kept);
+}
+
 static int boot_cell(struct group *g, struct cell *c, const char *kernel, char *err,
 		     size_t errlen)
 {
@@ -391,26 +432,20 @@ static int boot_cell(struct group *g, struct cell *c, const char *kernel, char *
 				.timeout = g->o->boot_timeout > 0 ? g->o->boot_timeout
 								  : a->boot_timeout };
 	struct boot_outcome out = { 0 };
-	struct ktap_log log;
-	size_t len = 0;
-	char *text;
-	int rc;
+	int rc = 0;
 
 	guest_args(g, c, args);
-	rc = boot_or_reuse(g, c, &req, &out, err, errlen);
-	if (rc == 0) {
-		text = read_file(log_path, &len);
-		ktap_parse(text ? text : "", text ? len : 0, &log);
-		c->boot_seconds = c->boot_cached ? 0 : out.seconds;
-		judge_cell(&(struct judge_input){ .m = g->m, .boot = &out, .log = &log,
-						  .kernel_id = args[0] + strlen("KCMPM_ID=") }, c);
-		if (c->status == CELL_TIMEOUT) {
-			size_t n = strlen(c->reason);
-
-			snprintf(c->reason + n, sizeof(c->reason) - n, " after %.0f s", req.timeout);
+	for (int attempt = 0; rc == 0; attempt++) {
+		c->boot_cached = 0;
+		rc = boot_or_reuse(g, c, &req, attempt > 0, &out, err, errlen);
+		if (rc == 0)
+			judge_boot(g, c, &req, &out, args[0] + strlen("KCMPM_ID="));
+		if (rc || (c->status != CELL_TIMEOUT && c->status != CELL_BOOT_FAIL) ||
+		    attempt == g->o->boot_retries) {
+			c->flaky = rc == 0 && attempt > 0 && c->status == CELL_PASS;
+			break;
 		}
-		ktap_free(&log);
-		free(text);
+		keep_failed_attempt(g, c, log_path, attempt + 1);
 	}
 	for (int i = 0; args[i]; i++)
 		free(args[i]);

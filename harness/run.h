@@ -35,6 +35,7 @@ struct run_opts {
 	int jobs;
 	double boot_timeout;		/* overrides the arches' boot-timeout when > 0 */
 	double build_timeout;		/* overrides the arches' build-timeout when > 0 */
+	int boot_retries;		/* boots again after a TIMEOUT or BOOT_FAIL, this often */
 	enum force force;
 };
 

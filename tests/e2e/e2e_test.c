@@ -1284,6 +1284,55 @@ TEST(e2e_error_midway_leaves_partial_results)
 	free(results);
 }
 
+/* A boot that stalls once, as on a loaded CI runner: with no retries it is TIMEOUT (and that
+ * outcome is cached); with the default one retry the cached failure is not trusted, the boot
+ * is tried again, and the cell is PASS marked FLAKY in every report, the stalled attempt's
+ * console kept. make diff lists it apart from failures. */
+TEST(e2e_flaky_boot_passes_on_a_retry)
+{
+	char *state = xasprintf("%s/flaky.state", scratch);
+	const char *base[] = { "--arch", "x86_64", "--only", OFF, "--qemu", "tests/fakes/qemu-flaky",
+			       "--boot-timeout", "5", NULL, NULL, NULL };
+	struct run once, retried, diff;
+	char *attempt, *json_once, *json_retried, *text;
+
+	setenv("KCMPM_FAKE_STATE", state, 1);
+	setenv("KCMPM_REAL_QEMU", "qemu-system-x86_64", 1);
+	base[8] = "--boot-retries";
+	base[9] = "0";
+	once = harness_run("flaky-once", base);
+	base[8] = NULL;
+	retried = harness_run("flaky-retried", base);
+	unsetenv("KCMPM_FAKE_STATE");
+	unsetenv("KCMPM_REAL_QEMU");
+	CHECK(once.status == 1);
+	expect_cell(&once, "x86_64", OFF, "TIMEOUT\t");
+	CHECK(retried.status == 0);
+	expect_cell(&retried, "x86_64", OFF, "PASS\tenosys\tworks\tenosys\tnnnny\t");
+	CHECK_CONTAINS(retried.out, "boot attempt 1 was TIMEOUT");
+	CHECK_CONTAINS(retried.out, "| n | n | n | n | y | PASS kcmp=enosys FLAKY |");
+	attempt = xasprintf("%s/cells/v3/x86_64/" OFF "/serial.attempt1.log", retried.results);
+	text = read_file(attempt, NULL);
+	CHECK_CONTAINS(text, "SeaBIOS (version fake, about to stall)");
+	free(text);
+	json_retried = xasprintf("%s/matrix.json", retried.results);
+	text = read_file(json_retried, NULL);
+	CHECK_CONTAINS(text, "\"flaky\": true");
+	free(text);
+	json_once = xasprintf("%s/matrix.json", once.results);
+	diff = harness_run("flaky-diff", (const char *[]){ "diff", json_once, json_retried, NULL });
+	CHECK(diff.status == 0);
+	CHECK_CONTAINS(diff.out, "Flaky (passed on a retry of the boot; not failures) (1):\n"
+		       "  x86_64 v3 " OFF ": PASS on a retry\n");
+	run_free(&diff);
+	run_free(&once);
+	run_free(&retried);
+	free(json_once);
+	free(json_retried);
+	free(attempt);
+	free(state);
+}
+
 /* A build that never ends (a stuck compiler or make) is killed at the arch's build timeout,
  * with everything it started: the cell is BUILD_TIMEOUT, and the run goes on to the next one. */
 TEST(e2e_hung_build_is_build_timeout_and_killed)
