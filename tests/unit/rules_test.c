@@ -257,3 +257,69 @@ TEST(rules_comparisons)
 	CHECK_STR(got, "nynynyn");
 	rules_free(&r);
 }
+
+static void load_variant(const char *variant, struct rules *r)
+{
+	char err[512] = "", *path = xasprintf("matrix/rules/%s.rules", variant);
+
+	CHECK(rules_load(path, 5, names, r, err, sizeof(err)) == 0);
+	CHECK_STR(err, "");
+	free(path);
+}
+
+/* v1 (the first version of the series): KCMP defaults to y, and DRM does not select it. Worked
+ * out by hand from kernel-patch/v1's init/Kconfig hunk. */
+TEST(rules_v1_default_y_and_no_drm_select)
+{
+	struct rules r;
+	char got[8];
+
+	load_variant("v1", &r);
+	predict(&r, "nnnny", got);	/* EXPERT=n: prompt hidden, default y */
+	CHECK_STR(got, "nynnyyy");
+	predict(&r, "ynnny", got);	/* EXPERT=y: KCMP=n as requested */
+	CHECK_STR(got, "ynnnyny");
+	predict(&r, "ynnmy", got);	/* DRM=m does not select KCMP in v1 */
+	CHECK_STR(got, "ynnmyny");
+	predict(&r, "ynyny", got);	/* CHECKPOINT_RESTORE still selects it */
+	CHECK_STR(got, "yyynyyy");
+	rules_free(&r);
+}
+
+/* pre (the tree before the series): no KCMP symbol; kcmp() comes with CHECKPOINT_RESTORE. */
+TEST(rules_pre_kcmp_follows_checkpoint_restore)
+{
+	struct rules r;
+	char got[8];
+
+	load_variant("pre", &r);
+	predict(&r, "yynyy", got);
+	CHECK_STR(got, "y-nyyny");
+	predict(&r, "nnyny", got);
+	CHECK_STR(got, "n-ynyyy");
+	rules_free(&r);
+}
+
+/* As in Kconfig, a select wins over the selected symbol's own dependencies, and "selected-by X
+ * if EXPR" selects only while EXPR holds. */
+TEST(rules_select_over_depends_and_conditional_select)
+{
+	struct rules r;
+	char got[8], err[512] = "";
+	const char *text = "format 1\nconfig EXPERT\n prompt\n"
+			   "config KCMP\n prompt\n depends on n\n selected-by CHECKPOINT_RESTORE\n"
+			   "config CHECKPOINT_RESTORE\n prompt\n"
+			   "config DRM\n prompt\n"
+			   "config EPOLL\n selected-by DRM if EXPERT\n"
+			   "syscall kcmp KCMP\nsyscall epoll EPOLL\n";
+
+	CHECK(rules_parse("t.rules", text, 5, names, &r, err, sizeof(err)) == 0);
+	CHECK_STR(err, "");
+	predict(&r, "nyyyn", got);	/* KCMP's depends on n loses to the select; DRM alone */
+	CHECK_STR(got, "nyyynyn");	/* does not select EPOLL without EXPERT */
+	predict(&r, "nynyn", got);	/* no select: depends on n wins over the request */
+	CHECK_STR(got, "nnnynnn");
+	predict(&r, "ynnyn", got);	/* EXPERT=y: DRM selects EPOLL */
+	CHECK_STR(got, "ynnyyny");
+	rules_free(&r);
+}
