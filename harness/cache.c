@@ -3,9 +3,15 @@
 #include "cache.h"
 #include "util.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Entries found corrupt and thrown away in this process (see cache_discarded). */
+static int discarded;
 
 static char *entry_dir(const char *cache_dir, const char *kind, const char *key)
 {
@@ -21,23 +27,95 @@ char *cache_file(const char *cache_dir, const char *kind, const char *key, const
 	return path;
 }
 
+/* "NAME SIZE HASH" for one file of an entry; NULL when it cannot be read. */
+static char *manifest_line(const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/%s", dir, name), hex[17], *line = NULL;
+	size_t len;
+	char *data = read_file(path, &len);
+
+	if (data) {
+		hash_hex(hash_bytes(HASH_INIT, data, len), hex);
+		line = xasprintf("%s %zu %s\n", name, len, hex);
+	}
+	free(data);
+	free(path);
+	return line;
+}
+
+/* The manifest of an entry as it is now: every file but the manifest itself and temporary
+ * files, sorted by name. NULL when a file cannot be read. */
+static char *manifest(const char *dir)
+{
+	struct dirent **names;
+	struct strbuf sb = { 0 };
+	int n = scandir(dir, &names, NULL, alphasort), ok = n >= 0;
+
+	sb_printf(&sb, "format 1\n");
+	for (int i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+
+		if (ok && name[0] != '.' && strcmp(name, "complete") && !strstr(name, ".tmp.")) {
+			char *line = manifest_line(dir, name);
+
+			ok = line != NULL;
+			if (line)
+				sb_add(&sb, line, strlen(line));
+			free(line);
+		}
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+	if (!ok)
+		sb_free(&sb);
+	return ok ? sb.s : NULL;
+}
+
 int cache_complete(const char *cache_dir, const char *kind, const char *key)
 {
 	char *dir = entry_dir(cache_dir, kind, key), *mark = xasprintf("%s/complete", dir);
-	int ok = path_exists(mark);
+	char *recorded = read_file(mark, NULL), *now = NULL;
+	int hit = 0;
 
+	if (!recorded)
+		goto out;	/* no entry, or one cut off before it was complete */
+	if (!strcmp(recorded, "1\n")) {
+		/* an entry from before manifests: record what it holds now, once */
+		hit = cache_finish(cache_dir, kind, key) == 0;
+		goto out;
+	}
+	now = manifest(dir);
+	hit = now && !strcmp(now, recorded);
+	if (!hit) {
+		warn("cache entry '%s' does not match its checksums (a file changed, shrank or went "
+		     "missing): thrown away and made again", dir);
+		remove_tree(dir);
+		discarded++;
+	}
+out:
+	free(now);
+	free(recorded);
 	free(mark);
 	free(dir);
-	return ok;
+	return hit;
 }
 
 int cache_finish(const char *cache_dir, const char *kind, const char *key)
 {
-	char *path = cache_file(cache_dir, kind, key, "complete");
-	int rc = write_file_atomic(path, "1\n", 2);
+	char *dir = entry_dir(cache_dir, kind, key), *path = cache_file(cache_dir, kind, key, "complete");
+	char *text = manifest(dir);
+	int rc = text ? write_file_atomic(path, text, strlen(text)) : -1;
 
+	free(text);
 	free(path);
+	free(dir);
 	return rc;
+}
+
+int cache_discarded(void)
+{
+	return discarded;
 }
 
 void cache_key(char out[17], const char *const *parts)

@@ -3,11 +3,16 @@
  * An entry is a directory <cache>/<kind>/<key>/ whose key is a hash of everything that can
  * change its content. Its files are written atomically, and the file named "complete" last:
  * an entry without it (a run interrupted while writing) is a miss, never a half result.
+ * "complete" is the entry's manifest ("format 1", then "NAME SIZE FNV64" per file), checked
+ * before every use: an entry whose files no longer match (a truncated image from a dying disk,
+ * a half-written config) is thrown away, counted, and made again, never trusted. An entry from
+ * before manifests ("complete" holding "1") gets its manifest on first use.
  *
  *   kind        key                                               files
  *   base        tree, variant stamp, arch, base fragments          config
  *   resolved    base config, requested values                      config
- *   kernels     tree, variant stamp, toolchain, final config       image, build.log, failed
+ *   kernels     tree, variant stamp, toolchain, final config       image, build.log, modules
+ *                                                                 (or failed)
  *   boots       kernel tag, initramfs, QEMU line, command line    serial.log, outcome
  *
  * Only immutable trees (Debian's tarball and the variants made from it) are cached; a KSRC
@@ -21,10 +26,13 @@
 
 /* Path of a file in an entry (caller frees); the entry's directory is created. */
 char *cache_file(const char *cache_dir, const char *kind, const char *key, const char *file);
-/* Does the entry exist and is it complete? */
+/* Does the entry exist, complete and matching its manifest? A mismatching entry is removed
+ * (with a warning) and is a miss. */
 int cache_complete(const char *cache_dir, const char *kind, const char *key);
-/* Marks the entry complete (after all its files are written). */
+/* Marks the entry complete (after all its files are written) by writing its manifest. */
 int cache_finish(const char *cache_dir, const char *kind, const char *key);
+/* How many entries this process found corrupt and threw away. */
+int cache_discarded(void);
 /* Key helpers: hash a list of strings (NULL-terminated) into 16 hex digits. */
 void cache_key(char out[17], const char *const *parts);
 

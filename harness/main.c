@@ -8,6 +8,7 @@
  * Exit status: 0 every cell passed, 1 some cell did not, 2 the harness could not run.
  */
 #define _GNU_SOURCE
+#include "cache.h"
 #include "diff.h"
 #include "matrix.h"
 #include "plan.h"
@@ -290,8 +291,9 @@ static void print_summary(const struct plan *p, const struct run_info *ri)
 		boot += c->boot_seconds;
 	}
 	fprintf(stderr, "kcmp-matrix: summary: cells %d, kernels built %d, compile %.1f s, boots %d, "
-		"boot %.1f s, wall %.1f s, peak RSS %ld KiB\n", p->ncell, built, compile, boots, boot,
-		ri->seconds, ri->max_rss_kib);
+		"boot %.1f s, wall %.1f s, peak RSS %ld KiB, corrupt cache entries remade %d\n",
+		p->ncell, built, compile, boots, boot, ri->seconds, ri->max_rss_kib,
+		cache_discarded());
 }
 
 /* A finished run's matrix.json read back as a plan; dies on bad input. */

@@ -1333,6 +1333,83 @@ TEST(e2e_flaky_boot_passes_on_a_retry)
 	free(state);
 }
 
+/* The file named file of the cache entry under kind_dir whose content equals want's, or NULL. */
+static char *entry_with(const char *kind_dir, const char *file, const char *want)
+{
+	DIR *d = opendir(kind_dir);
+	struct dirent *e;
+	char *found = NULL;
+
+	while (d && !found && (e = readdir(d))) {
+		char *path = xasprintf("%s/%s/%s", kind_dir, e->d_name, file);
+		char *text = e->d_name[0] != '.' ? read_file(path, NULL) : NULL;
+
+		if (text && want && !strcmp(text, want))
+			found = path;
+		else
+			free(path);
+		free(text);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static void append_to(const char *path, const char *text)
+{
+	char *old = read_file(path, NULL), *both = xasprintf("%s%s", old ? old : "", text);
+
+	CHECK(old != NULL);
+	write_file_atomic(path, both, strlen(both));
+	free(both);
+	free(old);
+}
+
+/* A cache that lives for months on a CI runner: a kernel image, a resolved config and a
+ * console log that changed after they were cached (a dying disk) are each found out before
+ * use, thrown away and made again, and the summary counts them. The verdicts stay the same. */
+TEST(e2e_corrupt_cache_entries_are_remade)
+{
+	const char *args[] = { "--arch", "x86_64", "--only", OFF, NULL };
+	struct run first = harness_run("corrupt-1", args), again;
+	char *cell = xasprintf("%s/cells/v3/x86_64/" OFF, first.results);
+	char *config_path = xasprintf("%s/config", cell), *serial_path = xasprintf("%s/serial.log", cell);
+	char *config = read_file(config_path, NULL), *serial = read_file(serial_path, NULL);
+	char *line = variant_cell_line(&first, "v3", "x86_64", OFF), *tag = line ? strrchr(line, '\t') : NULL;
+	char *resolved_dir = xasprintf("%s/resolved", cache), *boots_dir = xasprintf("%s/boots", cache);
+	char *image = xasprintf("%s/kernels/linux-source-6.1/v3/x86_64/%s/image", cache, tag ? tag + 1 : "?");
+	char *resolved = entry_with(resolved_dir, "config", config);
+	char *boot = entry_with(boots_dir, "serial.log", serial);
+
+	CHECK(first.status == 0 && path_exists(image) && resolved && boot);
+	if (path_exists(image))
+		CHECK(truncate(image, 4096) == 0);	/* a truncated image */
+	if (resolved)
+		append_to(resolved, "CONFIG_KCMP=y\n");	/* a config that says more */
+	if (boot)
+		append_to(boot, "ok 99 forged\n");	/* a console log that changed */
+	again = harness_run("corrupt-2", args);
+	CHECK(again.status == 0);
+	CHECK_CONTAINS(again.out, "kernels built 1, ");
+	CHECK_CONTAINS(again.out, "boots 1, ");
+	CHECK_CONTAINS(again.out, "corrupt cache entries remade 3\n");
+	CHECK_CONTAINS(again.out, "does not match its checksums");
+	CHECK(first.tsv && again.tsv && !strcmp(first.tsv, again.tsv));
+	run_free(&first);
+	run_free(&again);
+	free(boot);
+	free(resolved);
+	free(image);
+	free(boots_dir);
+	free(resolved_dir);
+	free(line);
+	free(serial);
+	free(config);
+	free(serial_path);
+	free(config_path);
+	free(cell);
+}
+
 /* A build that never ends (a stuck compiler or make) is killed at the arch's build timeout,
  * with everything it started: the cell is BUILD_TIMEOUT, and the run goes on to the next one. */
 TEST(e2e_hung_build_is_build_timeout_and_killed)

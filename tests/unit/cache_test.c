@@ -1,0 +1,63 @@
+/* The cache trusts nothing it can check: an entry whose files changed after it was finished is
+ * thrown away and is a miss. */
+#define _GNU_SOURCE
+#include "cache.h"
+#include "check.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void put(const char *dir, const char *key, const char *file, const char *text)
+{
+	char *path = cache_file(dir, "kernels", key, file);
+
+	CHECK(write_file_atomic(path, text, strlen(text)) == 0);
+	free(path);
+}
+
+TEST(cache_entries_are_checked_before_use)
+{
+	char dir[] = "/tmp/kcmpm-cache-XXXXXX", *path;
+	int before = cache_discarded();
+
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK(!cache_complete(dir, "kernels", "k1"));		/* no entry */
+	put(dir, "k1", "image", "IMAGE");
+	CHECK(!cache_complete(dir, "kernels", "k1"));		/* not finished */
+	put(dir, "k1", "build.log", "log\n");
+	CHECK(cache_finish(dir, "kernels", "k1") == 0);
+	CHECK(cache_complete(dir, "kernels", "k1"));
+	CHECK(cache_discarded() == before);
+
+	put(dir, "k1", "image", "IMAGF");			/* same size, other bytes */
+	CHECK(!cache_complete(dir, "kernels", "k1"));
+	CHECK(cache_discarded() == before + 1);
+	path = xasprintf("%s/kernels/k1", dir);
+	CHECK(!path_exists(path));				/* thrown away */
+	free(path);
+
+	put(dir, "k2", "image", "IMAGE");
+	CHECK(cache_finish(dir, "kernels", "k2") == 0);
+	path = cache_file(dir, "kernels", "k2", "image");
+	CHECK(truncate(path, 2) == 0);				/* a truncated image */
+	free(path);
+	CHECK(!cache_complete(dir, "kernels", "k2"));
+	put(dir, "k3", "image", "IMAGE");
+	CHECK(cache_finish(dir, "kernels", "k3") == 0);
+	path = cache_file(dir, "kernels", "k3", "image");
+	CHECK(unlink(path) == 0);				/* a file gone */
+	free(path);
+	CHECK(!cache_complete(dir, "kernels", "k3"));
+	CHECK(cache_discarded() == before + 3);
+
+	/* an entry from before manifests gets one on first use, and is checked from then on */
+	put(dir, "k4", "image", "IMAGE");
+	put(dir, "k4", "complete", "1\n");
+	CHECK(cache_complete(dir, "kernels", "k4"));
+	put(dir, "k4", "image", "EGAMI");
+	CHECK(!cache_complete(dir, "kernels", "k4"));
+	remove_tree(dir);
+}
