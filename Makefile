@@ -44,7 +44,7 @@ OLD    ?=
 NEW    ?=
 SHARDS ?=
 
-.PHONY: all matrix cell shell diff merge test test-deps fresh-check bench fuzz deps clean clean-cache
+.PHONY: all matrix plan cell shell diff merge test test-deps fresh-check bench fuzz deps clean clean-cache
 
 all: $(BUILD)/kcmp-matrix
 
@@ -70,6 +70,12 @@ deps:
 
 matrix: deps $(BUILD)/kcmp-matrix
 	$(BUILD)/kcmp-matrix $(HARNESS_ARGS)
+
+# Every cell's requested, predicted and resolved values and its config-layer verdict, with no
+# kernel built and no guest booted (results in results/plan/).
+PLAN_RESULTS ?= results/plan
+plan: deps $(BUILD)/kcmp-matrix
+	$(BUILD)/kcmp-matrix $(HARNESS_ARGS) --config-only --results $(PLAN_RESULTS)
 
 cell: deps $(BUILD)/kcmp-matrix
 	$(need_cell)

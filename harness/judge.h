@@ -31,6 +31,10 @@ struct judge_input {
  * set. */
 void judge_cell(const struct judge_input *in, struct cell *c);
 
+/* A config-only run's verdict (nothing built or booted): CONFIG_OK when the rules' prediction
+ * and the resolved config agree, else FAIL naming each symbol. */
+void judge_config_only(const struct matrix *m, struct cell *c);
+
 /* The epoll_tfd answer that kcmp and epoll values imply: works, eopnotsupp or enosys. */
 const char *judge_epoll_tfd(char kcmp, char epoll);
 

@@ -64,6 +64,8 @@ static const char usage[] =
 	"  --force WHAT        boot: boot every kernel again; all: start cold, reuse nothing\n"
 	"  --shard K/N         run only the K-th of N equal slices of the cells (for CI runners)\n"
 	"  --previous FILE     an earlier run's matrix.json: index.html leads with the changes\n"
+	"  --config-only       resolve every cell's config and judge the config layer only:\n"
+	"                      no kernel built, no guest booted (make plan); verdict CONFIG_OK\n"
 	"  --single            the filters must select exactly one cell (make cell)\n"
 	"  --shell             with --single: then boot that cell's kernel with a busybox shell\n"
 	"  --busybox FILE      static busybox for --shell (default /bin/busybox, native arch)\n"
@@ -145,7 +147,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 {
 	enum { O_ARCH = 256, O_VARIANTS, O_ONLY, O_KSRC, O_TARBALL, O_CACHE, O_RESULTS, O_MATRIX,
 	       O_PATCHES, O_GUEST, O_TIMEOUT, O_BUILD_TIMEOUT, O_BOOT_RETRIES, O_MAKE, O_QEMU, O_FORCE, O_SHARD, O_PREVIOUS,
-	       O_SINGLE, O_SHELL, O_BUSYBOX, O_CC_WRAPPER };
+	       O_SINGLE, O_SHELL, O_BUSYBOX, O_CC_WRAPPER, O_CONFIG_ONLY };
 	static const struct option longopts[] = {
 		{ "arch", required_argument, NULL, O_ARCH },
 		{ "variants", required_argument, NULL, O_VARIANTS },
@@ -170,6 +172,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "shell", no_argument, NULL, O_SHELL },
 		{ "busybox", required_argument, NULL, O_BUSYBOX },
 		{ "cc-wrapper", required_argument, NULL, O_CC_WRAPPER },
+		{ "config-only", no_argument, NULL, O_CONFIG_ONLY },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -209,6 +212,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case O_SHELL: o->shell = o->single = 1; break;
 		case O_BUSYBOX: o->busybox = *optarg ? optarg : NULL; break;
 		case O_CC_WRAPPER: o->run.cc_wrapper = *optarg ? optarg : NULL; break;
+		case O_CONFIG_ONLY: o->run.config_only = 1; break;
 		case 'h': fputs(usage, stdout); exit(0);
 		default: fputs(usage, stderr); exit(EXIT_HARNESS);
 		}

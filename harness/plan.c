@@ -200,7 +200,7 @@ void plan_apply_xfail(const struct matrix *m, struct cell *c)
 
 int cell_ok(const struct cell *c)
 {
-	return c->status == CELL_PASS || c->status == CELL_XFAIL;
+	return c->status == CELL_PASS || c->status == CELL_XFAIL || c->status == CELL_CONFIG_OK;
 }
 
 static const char *const status_names[] = {
@@ -209,7 +209,7 @@ static const char *const status_names[] = {
 	[CELL_BUILD_TIMEOUT] = "BUILD_TIMEOUT",
 	[CELL_BOOT_FAIL] = "BOOT_FAIL",	   [CELL_TIMEOUT] = "TIMEOUT",
 	[CELL_CONFIG_FAIL] = "CONFIG_FAIL", [CELL_XFAIL] = "XFAIL",
-	[CELL_XPASS] = "XPASS",
+	[CELL_XPASS] = "XPASS",		   [CELL_CONFIG_OK] = "CONFIG_OK",
 };
 
 const char *cell_status_name(enum cell_status s)

@@ -24,6 +24,8 @@ enum cell_status {
 	CELL_CONFIG_FAIL,	/* Kconfig could not resolve the cell's configuration */
 	CELL_XFAIL,		/* did not pass, as the variant's xfail file declares */
 	CELL_XPASS,		/* passed, though the variant's xfail file says it fails */
+	CELL_CONFIG_OK,		/* a config-only run (nothing built or booted): predicted ==
+				 * resolved */
 	CELL_NSTATUS		/* how many statuses there are */
 };
 
@@ -80,7 +82,7 @@ void plan_free(struct plan *p);
  * XFAIL, one that passed XPASS. Matched on the resolved values, or the requested ones when the
  * config never resolved. */
 void plan_apply_xfail(const struct matrix *m, struct cell *c);
-/* Did the cell end as the run wants (PASS or XFAIL)? */
+/* Did the cell end as the run wants (PASS, XFAIL, or CONFIG_OK in a config-only run)? */
 int cell_ok(const struct cell *c);
 
 /* requested values of combination c */

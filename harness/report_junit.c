@@ -24,8 +24,8 @@ struct tally {
 static void count(const struct cell *c, struct tally *t)
 {
 	t->tests++;
-	t->failures += c->status != CELL_PASS && c->status != CELL_XFAIL;
-	t->skipped += c->status == CELL_XFAIL;
+	t->failures += !cell_ok(c);
+	t->skipped += c->status == CELL_XFAIL || c->status == CELL_CONFIG_OK;
 	t->seconds += c->build_seconds + c->boot_seconds;
 }
 
@@ -37,7 +37,7 @@ static void testcase(struct strbuf *sb, const struct matrix *m, const struct cel
 		  m->arch[c->arch].name);
 	report_xml_text(sb, combo);
 	sb_printf(sb, "\" time=\"%.1f\">\n", c->build_seconds + c->boot_seconds);
-	if (c->status == CELL_XFAIL) {
+	if (c->status == CELL_XFAIL || c->status == CELL_CONFIG_OK) {
 		sb_printf(sb, "      <skipped message=\"");
 		report_xml_text(sb, c->reason);
 		sb_printf(sb, "\"/>\n");

@@ -18,6 +18,7 @@ static const char *directive(enum cell_status s)
 {
 	switch (s) {
 	case CELL_XFAIL: return "XFAIL";
+	case CELL_CONFIG_OK: return "SKIP";
 	case CELL_TIMEOUT:
 	case CELL_BUILD_TIMEOUT: return "TIMEOUT";
 	case CELL_BUILD_FAIL:
@@ -48,7 +49,8 @@ char *report_ktap(const struct matrix *m, const struct plan *p, const struct run
 		const char *d = directive(c->status);
 		char *combo = plan_combo_name(m, c->combo);
 
-		sb_printf(&sb, "%s %d %s %s %s # ", c->status == CELL_PASS ? "ok" : "not ok", i + 1,
+		sb_printf(&sb, "%s %d %s %s %s # ", c->status == CELL_PASS || c->status == CELL_CONFIG_OK
+						     ? "ok" : "not ok", i + 1,
 			  m->arch[c->arch].name, m->variant[c->variant].name, combo);
 		if (d)
 			sb_printf(&sb, "%s ", d);

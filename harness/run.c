@@ -646,6 +646,20 @@ static void group_free(struct group *g)
 	free(g->base);
 }
 
+/* A config-only run: each resolved cell is judged at the config layer and done; add_jobs then
+ * finds nothing to build. */
+static void judge_configs_only(struct group *g)
+{
+	for (int i = 0; i < g->ncell; i++) {
+		struct cell *c = g->cells[i];
+
+		if (c->status != CELL_PENDING)
+			continue;
+		judge_config_only(g->m, c);
+		cell_done(g, c);
+	}
+}
+
 /* The files any variant's series touches: what the worktree switches. */
 static char **variant_files(const struct matrix *m)
 {
@@ -706,6 +720,8 @@ static int run_arch(const struct run_opts *o, const struct matrix *m, const stru
 		ngroup++;
 		if (config_group(g, p, err, errlen))
 			goto out;
+		if (o->config_only)
+			judge_configs_only(g);
 		njob = add_jobs(g, jobs, njob);
 	}
 	qsort(jobs, (size_t)njob, sizeof(*jobs), job_order);

@@ -36,6 +36,7 @@ struct run_opts {
 	double boot_timeout;		/* overrides the arches' boot-timeout when > 0 */
 	double build_timeout;		/* overrides the arches' build-timeout when > 0 */
 	int boot_retries;		/* boots again after a TIMEOUT or BOOT_FAIL, this often */
+	int config_only;		/* resolve and judge configs only: no build, no boot */
 	enum force force;
 };
 
