@@ -91,6 +91,7 @@ int cache_complete(const char *cache_dir, const char *kind, const char *key)
 		warn("cache entry '%s' does not match its checksums (a file changed, shrank or went "
 		     "missing): thrown away and made again", dir);
 		remove_tree(dir);
+		mkdir_p(dir);	/* empty, so paths a caller made in it stay valid: a miss */
 		discarded++;
 	}
 out:

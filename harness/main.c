@@ -459,7 +459,7 @@ static void write_partial_results(const struct options *o, const struct matrix *
 	for (int i = 0; i < p->ncell; i++)
 		if (p->cell[i].status != CELL_PENDING)
 			done.cell[done.ncell++] = p->cell[i];
-	if (done.ncell) {
+	if (done.ncell && plan_index(m, &done, ri->partial, sizeof(ri->partial)) == 0) {
 		snprintf(ri->partial, sizeof(ri->partial), "stopped after %d of %d cells: %s",
 			 done.ncell, p->ncell, why);
 		table = report_markdown(m, &done, ri);
@@ -469,7 +469,8 @@ static void write_partial_results(const struct options *o, const struct matrix *
 		warn("the %d finished cells are in %s (marked partial)", done.ncell,
 		     o->run.results_dir);
 	}
-	free(done.cell);
+	free(done.cell);	/* the cells' own strings belong to p */
+	free(done.combo);
 }
 
 /* Each matrix symbol takes the values its Kconfig type in the tree allows (bool: n y;

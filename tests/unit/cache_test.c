@@ -35,7 +35,7 @@ TEST(cache_entries_are_checked_before_use)
 	put(dir, "k1", "image", "IMAGF");			/* same size, other bytes */
 	CHECK(!cache_complete(dir, "kernels", "k1"));
 	CHECK(cache_discarded() == before + 1);
-	path = xasprintf("%s/kernels/k1", dir);
+	path = xasprintf("%s/kernels/k1/image", dir);
 	CHECK(!path_exists(path));				/* thrown away */
 	free(path);
 
