@@ -112,7 +112,7 @@ static void cell_done(struct group *g, const struct cell *c)
 		      pg->total, g->m->arch[c->arch].name, g->m->variant[c->variant].name, combo,
 		      c->kernel_cached ? "cached " : "", c->build_seconds,
 		      c->boot_cached ? "cached " : "", c->boot_seconds, cell_status_name(c->status),
-		      c->status == CELL_PASS ? "" : ": ", c->status == CELL_PASS ? "" : c->reason);
+		      c->reason[0] ? ": " : "", c->reason);
 	spawn_note_finished(pg->done, pg->total);
 	free(combo);
 }
