@@ -311,30 +311,34 @@ TEST(e2e_wrong_rules_fail_at_config_layer)
 	free(dir);
 }
 
-/* The config layer of every cell of every variant on both arches, with no kernel built:
- * the pre and v1 rules are checked against real Kconfig on every run, not only v3's. A rules
- * file that forgets DRM selects KCMP fails exactly the cells where that matters. */
+/* The config layer of every cell of the pre and v1 variants, with no kernel built: their rules
+ * are checked against real Kconfig on every run, not only where a kernel is built (v3's are,
+ * by every built cell). A v3 rules file that forgets DRM selects KCMP fails exactly the cells
+ * where that matters. One arch: each olddefconfig costs seconds (about 9 minutes cold for
+ * both arches' 288 cells here), so the sweep of both arches waits for the in-process Kconfig
+ * of issue 13; arm64's rules are the same file. */
 TEST(e2e_config_only_sweep_of_every_variant)
 {
 	char *dir = scratch_copy("matrix", "matrix-sweep");
 	char *rules = xasprintf("%s/rules/v3.rules", dir);
-	struct run all = harness_run("config-sweep", (const char *[]){ "--config-only", "--variants",
-								       "pre,v1,v3", NULL });
+	struct run all = harness_run("config-sweep", (const char *[]){ "--config-only", "--arch",
+								       "x86_64", "--variants",
+								       "pre,v1", NULL });
 	struct run wrong;
 
 	CHECK(all.status == 0);
-	CHECK_CONTAINS(all.out, "\n288 cells: 288 CONFIG_OK\n");
+	CHECK_CONTAINS(all.out, "\n96 cells: 96 CONFIG_OK\n");
 	CHECK(all.out && !strstr(all.out, "building") && !strstr(all.out, "booting"));
-	expect_variant_cell(&all, "pre", "arm64", VIA_DRM_M, "CONFIG_OK\t-\t-\t-\tn-nmy\t");
+	expect_variant_cell(&all, "pre", "x86_64", VIA_DRM_M, "CONFIG_OK\t-\t-\t-\tn-nmy\t");
 	expect_variant_cell(&all, "v1", "x86_64", OFF, "CONFIG_OK\t-\t-\t-\tnynny\t");
 	edit_file(rules, "\tselected-by DRM\n", "");
 	wrong = harness_run("config-sweep-wrong", (const char *[]){ "--config-only", "--matrix", dir,
-								    NULL });
+								    "--arch", "x86_64", NULL });
 	CHECK(wrong.status == 1);
-	/* DRM=y or m, CHECKPOINT_RESTORE=n, and not EXPERT=y with KCMP=y (the only other ways
-	 * to KCMP=y): 2 arches x 2 DRM values x 3 (EXPERT, KCMP) x 2 EPOLL = 24 cells */
-	CHECK_CONTAINS(wrong.out, "\n96 cells: 24 FAIL 72 CONFIG_OK\n");
-	expect_cell(&wrong, "arm64", VIA_DRM_M, "FAIL\t-\t-\t-\tnynmy\tconfig: KCMP predicted n, resolved y");
+	/* DRM=y or m, CHECKPOINT_RESTORE=n, and not EXPERT=y with KCMP=y (the only other way to
+	 * KCMP=y): 2 DRM values x 3 (EXPERT, KCMP) x 2 EPOLL = 12 cells */
+	CHECK_CONTAINS(wrong.out, "\n48 cells: 12 FAIL 36 CONFIG_OK\n");
+	expect_cell(&wrong, "x86_64", VIA_DRM_M, "FAIL\t-\t-\t-\tnynmy\tconfig: KCMP predicted n, resolved y");
 	run_free(&wrong);
 	run_free(&all);
 	free(rules);
