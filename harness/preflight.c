@@ -148,15 +148,15 @@ static void check_qemu(const struct arch *a, const char *dir, struct problems *p
 			a->name, a->qemu[0], strerror(errno), pkgs);
 	} else if (!(out = read_file(log, NULL)) || res.status == 0 || !strstr(out, missing)) {
 		char *nl = out ? strchr(out, '\n') : NULL;
+		const char *why;
 
 		if (nl)
-			*nl = 0;
-		problem(pr, pkgs, "arch %s: QEMU '%s' cannot set up the arch's machine (%s%s); "
-			"install: apt-get install %s (full log: %s)", a->name, a->qemu[0],
-			res.timed_out ? "no answer within 30 s" : out && *out ? out : "no message",
-			res.timed_out || (out && *out) ? "" : res.status ? ", exit status != 0"
-								    : ", exit status 0",
-			pkgs, log);
+			*nl = 0;	/* QEMU's first line says what went wrong */
+		why = res.timed_out ? "no answer within 30 s" : out && *out ? out
+		    : res.status ? "it failed without a message" : "it exited 0 without a kernel";
+		problem(pr, pkgs, "arch %s: QEMU '%s' cannot set up the arch's machine (%s); "
+			"install: apt-get install %s (full log: %s)", a->name, a->qemu[0], why, pkgs,
+			log);
 	}
 	free(pkgs);
 	free(out);
