@@ -1317,24 +1317,25 @@ TEST(e2e_error_midway_leaves_partial_results)
 	free(results);
 }
 
-/* A boot that stalls once, as on a loaded CI runner: with no retries it is TIMEOUT (and that
- * outcome is cached); with the default one retry the cached failure is not trusted, the boot
- * is tried again, and the cell is PASS marked FLAKY in every report, the stalled attempt's
- * console kept. make diff lists it apart from failures. */
+/* A boot that stalls once, as on a loaded CI runner: with no retries it is TIMEOUT; with the
+ * default one retry the boot is tried again, and the cell is PASS marked FLAKY in every
+ * report, the stalled attempt's console kept. make diff lists it apart from failures. Both
+ * runs boot afresh (--force boot), so the test does not depend on what the cache holds. */
 TEST(e2e_flaky_boot_passes_on_a_retry)
 {
 	char *state = xasprintf("%s/flaky.state", scratch);
 	const char *base[] = { "--arch", "x86_64", "--only", OFF, "--qemu", "tests/fakes/qemu-flaky",
-			       "--boot-timeout", "5", NULL, NULL, NULL };
+			       "--boot-timeout", "5", "--force", "boot", NULL, NULL, NULL };
 	struct run once, retried, diff;
 	char *attempt, *json_once, *json_retried, *text;
 
 	setenv("KCMPM_FAKE_STATE", state, 1);
 	setenv("KCMPM_REAL_QEMU", "qemu-system-x86_64", 1);
-	base[8] = "--boot-retries";
-	base[9] = "0";
+	base[10] = "--boot-retries";
+	base[11] = "0";
 	once = harness_run("flaky-once", base);
-	base[8] = NULL;
+	base[10] = NULL;
+	unlink(state);	/* the fake stalls once more */
 	retried = harness_run("flaky-retried", base);
 	unsetenv("KCMPM_FAKE_STATE");
 	unsetenv("KCMPM_REAL_QEMU");
