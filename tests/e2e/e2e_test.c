@@ -1367,32 +1367,23 @@ TEST(e2e_flaky_boot_passes_on_a_retry)
 	free(state);
 }
 
-static void append_to(const char *path, const char *text)
-{
-	char *old = read_file(path, NULL), *both = xasprintf("%s%s", old ? old : "", text);
-
-	CHECK(old != NULL);
-	write_file_atomic(path, both, strlen(both));
-	free(both);
-	free(old);
-}
-
-/* Appends text to the file named file of every cache entry under kind_dir whose content
- * equals want (several requests can resolve to one config, several boots can print one log,
- * so the entry a run uses is among them); returns how many. */
-static int corrupt_entries_with(const char *kind_dir, const char *file, const char *want,
-				const char *text)
+/* Rewrites the file named file of every cache entry under kind_dir whose content is from as
+ * to; returns how many. Several requests can resolve to one config and several boots can
+ * print one log, so corrupting every entry with a cell's content reaches the one its run
+ * uses; the others are put back afterwards, so the shared cache is left as it was found. */
+static int rewrite_entries(const char *kind_dir, const char *file, const char *from,
+			   const char *to)
 {
 	DIR *d = opendir(kind_dir);
 	struct dirent *e;
 	int n = 0;
 
-	while (d && want && (e = readdir(d))) {
+	while (d && from && to && (e = readdir(d))) {
 		char *path = xasprintf("%s/%s/%s", kind_dir, e->d_name, file);
 		char *have = e->d_name[0] != '.' ? read_file(path, NULL) : NULL;
 
-		if (have && !strcmp(have, want)) {
-			append_to(path, text);
+		if (have && !strcmp(have, from)) {
+			write_file_atomic(path, to, strlen(to));
 			n++;
 		}
 		free(have);
@@ -1416,13 +1407,15 @@ TEST(e2e_corrupt_cache_entries_are_remade)
 	char *line = variant_cell_line(&first, "v3", "x86_64", OFF), *tag = line ? strrchr(line, '\t') : NULL;
 	char *resolved_dir = xasprintf("%s/resolved", cache), *boots_dir = xasprintf("%s/boots", cache);
 	char *image = xasprintf("%s/kernels/linux-source-6.1/v3/x86_64/%s/image", cache, tag ? tag + 1 : "?");
+	char *bad_config = xasprintf("%sCONFIG_KCMP=y\n", config ? config : "");
+	char *bad_serial = xasprintf("%sok 99 forged\n", serial ? serial : "");
 
 	CHECK(first.status == 0 && path_exists(image));
 	if (path_exists(image))
 		CHECK(truncate(image, 4096) == 0);	/* a truncated image */
 	/* a config that says more, a console log that changed */
-	CHECK(corrupt_entries_with(resolved_dir, "config", config, "CONFIG_KCMP=y\n") > 0);
-	CHECK(corrupt_entries_with(boots_dir, "serial.log", serial, "ok 99 forged\n") > 0);
+	CHECK(rewrite_entries(resolved_dir, "config", config, bad_config) > 0);
+	CHECK(rewrite_entries(boots_dir, "serial.log", serial, bad_serial) > 0);
 	again = harness_run("corrupt-2", args);
 	CHECK(again.status == 0);
 	CHECK_CONTAINS(again.out, "kernels built 1, ");
@@ -1430,8 +1423,12 @@ TEST(e2e_corrupt_cache_entries_are_remade)
 	CHECK_CONTAINS(again.out, "corrupt cache entries remade 3\n");
 	CHECK_CONTAINS(again.out, "does not match its checksums");
 	CHECK(first.tsv && again.tsv && !strcmp(first.tsv, again.tsv));
+	rewrite_entries(resolved_dir, "config", bad_config, config);
+	rewrite_entries(boots_dir, "serial.log", bad_serial, serial);
 	run_free(&first);
 	run_free(&again);
+	free(bad_config);
+	free(bad_serial);
 	free(image);
 	free(boots_dir);
 	free(resolved_dir);
