@@ -125,7 +125,11 @@ void judge_cell(const struct judge_input *in, struct cell *c)
 
 	c->reason[0] = 0;
 	c->status = CELL_PASS;
-	if (log) {
+	if (log) {	/* a boot judged again (a retry) replaces what the last one saw */
+		free(c->observed_kcmp);
+		free(c->observed_epoll);
+		free(c->observed_epoll_tfd);
+		free(c->booted);
 		c->observed_kcmp = dup_or_null(log->observed_kcmp);
 		c->observed_epoll = dup_or_null(log->observed_epoll);
 		c->observed_epoll_tfd = dup_or_null(log->observed_epoll_tfd);

@@ -27,7 +27,8 @@ struct judge_input {
 	const char *kernel_id;		/* the tag the kernel was built with */
 };
 
-/* Fills c->status, c->reason and the observed fields. c->predicted and c->resolved must be
+/* Fills c->status, c->reason and the observed fields (replacing, and freeing, what an earlier
+ * judgement of the cell left there). c->predicted and c->resolved must be
  * set. */
 void judge_cell(const struct judge_input *in, struct cell *c);
 

@@ -146,8 +146,9 @@ static void parse_shard(const char *s, struct options *o)
 static void parse_args(int argc, char **argv, struct options *o)
 {
 	enum { O_ARCH = 256, O_VARIANTS, O_ONLY, O_KSRC, O_TARBALL, O_CACHE, O_RESULTS, O_MATRIX,
-	       O_PATCHES, O_GUEST, O_TIMEOUT, O_BUILD_TIMEOUT, O_BOOT_RETRIES, O_MAKE, O_QEMU, O_FORCE, O_SHARD, O_PREVIOUS,
-	       O_SINGLE, O_SHELL, O_BUSYBOX, O_CC_WRAPPER, O_CONFIG_ONLY };
+	       O_PATCHES, O_GUEST, O_TIMEOUT, O_BUILD_TIMEOUT, O_BOOT_RETRIES, O_MAKE, O_QEMU,
+	       O_FORCE, O_SHARD, O_PREVIOUS, O_SINGLE, O_SHELL, O_BUSYBOX, O_CC_WRAPPER,
+	       O_CONFIG_ONLY };
 	static const struct option longopts[] = {
 		{ "arch", required_argument, NULL, O_ARCH },
 		{ "variants", required_argument, NULL, O_VARIANTS },

@@ -389,11 +389,6 @@ static void judge_boot(struct group *g, struct cell *c, const struct boot_req *r
 
 	ktap_parse(text ? text : "", text ? len : 0, &log);
 	c->boot_seconds += c->boot_cached ? 0 : out->seconds;
-	free(c->observed_kcmp);
-	free(c->observed_epoll);
-	free(c->observed_epoll_tfd);
-	free(c->booted);
-	c->observed_kcmp = c->observed_epoll = c->observed_epoll_tfd = c->booted = NULL;
 	judge_cell(&(struct judge_input){ .m = g->m, .boot = out, .log = &log,
 					  .kernel_id = kernel_id }, c);
 	if (c->status == CELL_TIMEOUT) {
