@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "build.h"
 #include "kconfig.h"
+#include "resolver.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -163,8 +164,8 @@ static void resolution_finish(const struct build_ctx *b, struct build_resolution
 /* The resolutions run b->jobs at once: each is a short, single-threaded make, and a matrix
  * has hundreds of them. They share the config directory, which after the base config holds
  * everything they need built, so they only read it. */
-int build_resolve_all(const struct build_ctx *b, struct build_resolution *r, int n, char *err,
-		      size_t errlen)
+static int resolve_with_make(const struct build_ctx *b, struct build_resolution *r, int n,
+			     char *err, size_t errlen)
 {
 	struct spawn_req *reqs = xcalloc((size_t)n, sizeof(*reqs));
 	struct spawn_result *res = xcalloc((size_t)n, sizeof(*res));
@@ -199,6 +200,27 @@ int build_resolve_all(const struct build_ctx *b, struct build_resolution *r, int
 	free(own);
 	free(index);
 	return rc;
+}
+
+int build_resolve_all(const struct build_ctx *b, struct build_resolution *r, int n, char *err,
+		      size_t errlen)
+{
+	char why[600];
+
+	if (!b->resolver_src || n == 0)
+		return resolve_with_make(b, r, n, err, errlen);
+	/* Kconfig's objects and its list of inputs appear with the directory's first config
+	 * target; a cached base config means none may have run here yet. */
+	if (!resolver_ready(b)) {
+		if (resolve_with_make(b, r, 1, err, errlen))
+			return -1;
+		r++;
+		n--;
+	}
+	if (n == 0 || resolver_run(b, b->resolver_src, r, n, why, sizeof(why)) == 0)
+		return 0;
+	warn("%s; resolving %d configs with make olddefconfig instead", why, n);
+	return resolve_with_make(b, r, n, err, errlen);
 }
 
 void build_resolution_free(struct build_resolution *r)

@@ -21,6 +21,8 @@ struct build_ctx {
 	double timeout;		/* seconds a kernel build may take; 0: no limit */
 	const char *cc_wrapper;	/* ccache, distcc...: CC="<wrapper> <cross>gcc"; NULL: none */
 	int jobs;
+	const char *resolver_src; /* kcmpm_resolve.c: resolve configs in one process (resolver.h);
+				   * NULL: one `make olddefconfig` per config */
 	char *build_dir;	/* O= */
 	char *work_dir;		/* configs and logs of this (tree, variant, arch) */
 };
@@ -48,9 +50,11 @@ struct build_resolution {
 	char err[512];
 };
 
-/* Resolves n requested configs with olddefconfig, b->jobs at a time. Returns -1 only when make
- * could not be started (err says why); a resolution's own failure is in its err. Release each
- * with build_resolution_free. */
+/* Resolves n requested configs as olddefconfig does: with the in-process resolver when
+ * b->resolver_src is set (the first config with olddefconfig when the config directory has not
+ * yet built Kconfig; all of them when the resolver cannot be built, with a warning), else with
+ * olddefconfig, b->jobs at a time. Returns -1 only when make could not be started (err says
+ * why); a resolution's own failure is in its err. Release each with build_resolution_free. */
 int build_resolve_all(const struct build_ctx *b, struct build_resolution *r, int n, char *err,
 		      size_t errlen);
 void build_resolution_free(struct build_resolution *r);

@@ -52,6 +52,9 @@ static const char usage[] =
 	"  --matrix DIR        matrix description (default matrix)\n"
 	"  --patches DIR       variants' patch series (default kernel-patch)\n"
 	"  --guest FILE        guest test source (default guest-tests/kcmp_init.c)\n"
+	"  --resolve-with HOW  in-process: resolve each group's configs in one process with the\n"
+	"                      tree's own Kconfig code (default); olddefconfig: one make\n"
+	"                      olddefconfig per config (slow; the reference it must equal)\n"
 	"  -j, --jobs N        make -j (default: number of CPUs)\n"
 	"  --boot-timeout S    seconds per boot, overriding matrix/arches.conf\n"
 	"  --build-timeout S   seconds per kernel build, overriding matrix/arches.conf\n"
@@ -143,12 +146,20 @@ static void parse_shard(const char *s, struct options *o)
 		die("--shard: '%s' is not K/N with 1 <= K <= N (say --shard 2/4)", s);
 }
 
+static void resolve_with(const char *how, struct run_opts *o)
+{
+	if (!strcmp(how, "olddefconfig"))
+		o->resolver_src = NULL;
+	else if (strcmp(how, "in-process"))
+		die("--resolve-with: '%s' is neither 'in-process' nor 'olddefconfig'", how);
+}
+
 static void parse_args(int argc, char **argv, struct options *o)
 {
 	enum { O_ARCH = 256, O_VARIANTS, O_ONLY, O_KSRC, O_TARBALL, O_CACHE, O_RESULTS, O_MATRIX,
 	       O_PATCHES, O_GUEST, O_TIMEOUT, O_BUILD_TIMEOUT, O_BOOT_RETRIES, O_MAKE, O_QEMU,
 	       O_FORCE, O_SHARD, O_PREVIOUS, O_SINGLE, O_SHELL, O_BUSYBOX, O_CC_WRAPPER,
-	       O_CONFIG_ONLY };
+	       O_CONFIG_ONLY, O_RESOLVE_WITH };
 	static const struct option longopts[] = {
 		{ "arch", required_argument, NULL, O_ARCH },
 		{ "variants", required_argument, NULL, O_VARIANTS },
@@ -174,6 +185,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "busybox", required_argument, NULL, O_BUSYBOX },
 		{ "cc-wrapper", required_argument, NULL, O_CC_WRAPPER },
 		{ "config-only", no_argument, NULL, O_CONFIG_ONLY },
+		{ "resolve-with", required_argument, NULL, O_RESOLVE_WITH },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -214,6 +226,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case O_BUSYBOX: o->busybox = *optarg ? optarg : NULL; break;
 		case O_CC_WRAPPER: o->run.cc_wrapper = *optarg ? optarg : NULL; break;
 		case O_CONFIG_ONLY: o->run.config_only = 1; break;
+		case O_RESOLVE_WITH: resolve_with(optarg, &o->run); break;
 		case 'h': fputs(usage, stdout); exit(0);
 		default: fputs(usage, stderr); exit(EXIT_HARNESS);
 		}
@@ -566,6 +579,7 @@ int main(int argc, char **argv)
 {
 	struct options o = { .run = { .matrix_dir = "matrix", .patch_dir = "kernel-patch",
 				      .guest_src = "guest-tests/kcmp_init.c",
+				      .resolver_src = "harness/resolver/kcmpm_resolve.c",
 				      .results_dir = "results", .make = "make",
 				      .boot_retries = 1 },
 			   };

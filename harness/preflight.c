@@ -220,6 +220,12 @@ int preflight(const struct preflight_req *r, struct arch_tools *tools, char *err
 		free(dir);
 		return -1;
 	}
+	if (r->o->resolver_src && !path_exists(r->o->resolver_src)) {
+		snprintf(err, errlen, "Kconfig resolver source '%s' not found; run from the "
+			 "repository top or pass --resolve-with olddefconfig", r->o->resolver_src);
+		free(dir);
+		return -1;
+	}
 	if (mkdir_p(dir)) {
 		snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
 		free(dir);

@@ -8,6 +8,7 @@
 #include "kconfig.h"
 #include "preflight.h"
 #include "progress.h"
+#include "resolver.h"
 #include "ktap.h"
 #include "spawn.h"
 #include "util.h"
@@ -32,6 +33,7 @@ struct group {
 	char *base;			/* full base config text */
 	const struct arch_tools *tools;	/* the arch's guest and tool hashes */
 	const char *identity;		/* the tree's identity; NULL: mutable, nothing cached */
+	char *resolver_id;		/* what resolves its configs (resolver_identity) */
 	char *kernel_kind;		/* cache kind of this group's kernels */
 	int sysvipc;			/* the base has SYSVIPC */
 	int modules;			/* the base has MODULES: kernels are built with modules */
@@ -124,7 +126,7 @@ static char *cell_request(const struct group *g, const struct cell *c, char key[
 	char *requested = kconfig_set(g->base, g->m->nsym, (const char *const *)g->m->sym,
 				      c->requested);
 	const char *parts[] = { g->identity ? g->identity : "", g->vt->stamp,
-				g->m->arch[g->arch].name, requested, NULL };
+				g->m->arch[g->arch].name, g->resolver_id, requested, NULL };
 
 	cache_key(key, parts);
 	return requested;
@@ -605,11 +607,17 @@ static int config_group(struct group *g, struct plan *p, char *err, size_t errle
 			g->cells[g->ncell++] = &p->cell[i];
 	g->b = (struct build_ctx){ .src = g->vt->path, .arch = &g->m->arch[g->arch],
 				   .make = g->o->make, .cc_wrapper = g->o->cc_wrapper,
-				   .jobs = g->o->jobs };
+				   .jobs = g->o->jobs, .resolver_src = g->o->resolver_src };
 	g->b.build_dir = xasprintf("%s/kconfig/%s/%s/%s", g->o->cache_dir, g->t->tag, vname, aname);
 	g->b.work_dir = xasprintf("%s/work/%s/%s/%s", g->o->cache_dir, g->t->tag, vname, aname);
 	g->kernel_kind = kernel_kind(g->t, g->m, g->variant, g->arch);
 	g->identity = g->t->identity;
+	g->resolver_id = resolver_identity(g->o->resolver_src);
+	if (!g->resolver_id) {
+		snprintf(err, errlen, "cannot read the Kconfig resolver '%s': %s", g->o->resolver_src,
+			 strerror(errno));
+		return -1;
+	}
 	if (mkdir_p(g->b.work_dir)) {
 		snprintf(err, errlen, "cannot create '%s': %s", g->b.work_dir, strerror(errno));
 		return -1;
@@ -636,6 +644,7 @@ static void group_free(struct group *g)
 {
 	free(g->cells);
 	free(g->kernel_kind);
+	free(g->resolver_id);
 	free(g->b.build_dir);
 	free(g->b.work_dir);
 	free(g->base);
@@ -700,7 +709,8 @@ static int run_arch(const struct run_opts *o, const struct matrix *m, const stru
 								   : m->arch[a].build_timeout };
 	ab.b.build_dir = xasprintf("%s/build/%s/%s", o->cache_dir, t->tag, m->arch[a].name);
 	ab.b.work_dir = xasprintf("%s/work/%s/%s", o->cache_dir, t->tag, m->arch[a].name);
-	if (o->force == FORCE_ALL)
+	/* --config-only builds nothing: the kernels' build directory is not its to empty. */
+	if (o->force == FORCE_ALL && !o->config_only)
 		remove_tree(ab.b.build_dir);
 	for (int v = 0; v < m->nvariant; v++) {
 		struct group *g = &groups[ngroup];

@@ -27,6 +27,7 @@ struct run_opts {
 	const char *matrix_dir;
 	const char *patch_dir;		/* kernel-patch/ */
 	const char *guest_src;
+	const char *resolver_src;	/* kcmpm_resolve.c (resolver.h); NULL: make olddefconfig */
 	const char *results_dir;
 	const char *cache_dir;
 	const char *make;		/* make program */

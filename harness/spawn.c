@@ -122,7 +122,7 @@ void spawn_set_tick(void (*tick)(void *arg), void *arg)
  * signal handling, its own process group, stdin from /dev/null, stdout and stderr into the
  * log, and SIGKILL when the harness dies, even by SIGKILL (PR_SET_PDEATHSIG). An exec failure
  * is reported through the pipe. */
-static void child(const struct spawn_req *req, pid_t parent, int report)
+static void child(const struct spawn_req *req, char *const *envp, pid_t parent, int report)
 {
 	sigset_t none;
 	int in, out, e;
@@ -138,10 +138,11 @@ static void child(const struct spawn_req *req, pid_t parent, int report)
 	in = open("/dev/null", O_RDONLY);
 	out = req->log_path ? open(req->log_path, O_WRONLY | O_CREAT | O_APPEND, 0644)
 			    : open("/dev/null", O_WRONLY);
-	if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) {
+	if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 ||
+	    (req->cwd && chdir(req->cwd))) {
 		e = errno;
 	} else {
-		execvp(req->argv[0], (char *const *)req->argv);
+		execvpe(req->argv[0], (char *const *)req->argv, envp);
 		e = errno;
 	}
 	if (write(report, &e, sizeof(e)) < 0) {
@@ -150,24 +151,57 @@ static void child(const struct spawn_req *req, pid_t parent, int report)
 	_exit(127);
 }
 
+/* Our environment with req->env's entries replacing or adding theirs, made before fork (the
+ * child may only make async-signal-safe calls). Free with free() alone: the strings are
+ * environ's and the request's. */
+static char **child_environment(const struct spawn_req *req)
+{
+	size_t n = 0, k = 0, extra = 0;
+	char **envp;
+
+	while (environ[n])
+		n++;
+	while (req->env && req->env[extra])
+		extra++;
+	envp = xcalloc(n + extra + 1, sizeof(*envp));
+	for (size_t i = 0; i < n; i++) {
+		int replaced = 0;
+
+		for (size_t j = 0; j < extra && !replaced; j++) {
+			size_t len = strcspn(req->env[j], "=");
+
+			replaced = !strncmp(environ[i], req->env[j], len) && environ[i][len] == '=';
+		}
+		if (!replaced)
+			envp[k++] = environ[i];
+	}
+	for (size_t j = 0; j < extra; j++)
+		envp[k++] = (char *)req->env[j];
+	return envp;
+}
+
 static int start_child(const struct spawn_req *req, pid_t *pid)
 {
 	pid_t parent = getpid();
+	char **envp;
 	int report[2], e;
 	ssize_t n;
 
 	if (pipe2(report, O_CLOEXEC))
 		return -1;
+	envp = child_environment(req);
 	*pid = fork();
 	if (*pid < 0) {
 		e = errno;
 		close(report[0]);
 		close(report[1]);
+		free(envp);
 		errno = e;
 		return -1;
 	}
 	if (*pid == 0)
-		child(req, parent, report[1]);
+		child(req, envp, parent, report[1]);
+	free(envp);
 	close(report[1]);
 	setpgid(*pid, *pid);	/* also here, so the group exists before we might signal it */
 	do

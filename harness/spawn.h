@@ -18,6 +18,9 @@ struct spawn_req {
 	const char *log_path;		/* stdout and stderr go here (appended); NULL: /dev/null */
 	double timeout;			/* seconds; 0 means none */
 	double grace;			/* seconds between SIGTERM and SIGKILL; 0 means 2 */
+	const char *cwd;		/* the child's working directory; NULL: ours */
+	const char *const *env;		/* "NAME=VALUE" entries set in the child's environment
+					 * on top of ours, NULL-terminated; NULL: none */
 };
 
 /* The status of a child whose end could not be observed (waitpid failed): a failure. */

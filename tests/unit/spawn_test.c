@@ -55,6 +55,31 @@ TEST(spawn_output_goes_to_log)
 	unlink(log);
 }
 
+/* The resolver runs in the config directory with Kbuild's variables: cwd and env must reach
+ * the child, and an entry must replace our own value of the same name, not sit beside it. */
+TEST(spawn_sets_cwd_and_environment)
+{
+	char log[] = "/tmp/kcmpm-spawn-XXXXXX";
+	int fd = mkstemp(log);
+	const char *argv[] = { "sh", "-c", "pwd; echo \"$KCMPM_T1 $KCMPM_T2\"; env | grep -c ^KCMPM_T1=",
+			       NULL };
+	const char *env[] = { "KCMPM_T1=new", "KCMPM_T2=added value", NULL };
+	struct spawn_result r = { 0 };
+	char *text;
+
+	close(fd);
+	setenv("KCMPM_T1", "old", 1);
+	CHECK(spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .cwd = "/",
+					     .env = env }, &r) == 0);
+	CHECK(r.status == 0);
+	text = read_file(log, NULL);
+	CHECK_STR(text, "/\nnew added value\n1\n");
+	free(text);
+	CHECK_STR(getenv("KCMPM_T1"), "old");
+	unsetenv("KCMPM_T1");
+	unlink(log);
+}
+
 TEST(spawn_timeout_kills_the_group)
 {
 	char pidfile[] = "/tmp/kcmpm-spawn-XXXXXX";

@@ -1,0 +1,229 @@
+/* resolver: see resolver.h. */
+#define _GNU_SOURCE
+#include "resolver.h"
+#include "spawn.h"
+#include "util.h"
+
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *auto_conf_cmd(const struct build_ctx *b)
+{
+	return xasprintf("%s/include/config/auto.conf.cmd", b->build_dir);
+}
+
+/* The objects of the tree's conf program but its main (conf.o), as glob found them. */
+static int kconfig_objects(const struct build_ctx *b, glob_t *g)
+{
+	char *pattern = xasprintf("%s/scripts/kconfig/*.o", b->build_dir);
+	int rc = glob(pattern, 0, NULL, g);
+
+	free(pattern);
+	if (rc)
+		return -1;
+	for (size_t i = 0; i < g->gl_pathc; i++) {
+		const char *slash = strrchr(g->gl_pathv[i], '/');
+
+		if (!strcmp(slash + 1, "conf.o"))
+			return 0;
+	}
+	return -1;	/* no conf.o: not the directory of a conf build */
+}
+
+int resolver_ready(const struct build_ctx *b)
+{
+	char *cmd = auto_conf_cmd(b);
+	glob_t g;
+	int ready = path_exists(cmd) && kconfig_objects(b, &g) == 0;
+
+	if (ready)
+		globfree(&g);
+	free(cmd);
+	return ready;
+}
+
+char *resolver_identity(const char *source)
+{
+	char *text, hex[17];
+
+	if (!source)
+		return xstrdup("olddefconfig");
+	text = read_file(source, NULL);
+	if (!text)
+		return NULL;
+	hash_hex(hash_bytes(HASH_INIT, text, strlen(text)), hex);
+	free(text);
+	return xasprintf("kcmpm-resolve %s", hex);
+}
+
+char **resolver_env_parse(const char *text)
+{
+	static const char head[] = "ifneq \"$(";
+	char **env = NULL;
+	size_t n = 0;
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		size_t len = strcspn(p, "\n");
+		const char *name = p + strlen(head), *close, *value, *end;
+
+		if (strncmp(p, head, strlen(head)))
+			continue;
+		close = memmem(name, len - (size_t)(name - p), ")\" \"", 4);
+		end = p + len;
+		if (!close || end[-1] != '"' || end - 1 < close + 4)
+			continue;
+		value = close + 4;
+		env = xrealloc(env, sizeof(*env) * (n + 2));
+		env[n++] = xasprintf("%.*s=%.*s", (int)(close - name), name, (int)(end - 1 - value),
+				     value);
+		env[n] = NULL;
+	}
+	return env;
+}
+
+void resolver_env_free(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+/* Compiles and links the resolver into the config directory. */
+static char *build_resolver(const struct build_ctx *b, const char *source, char *err,
+			    size_t errlen)
+{
+	char *exe = xasprintf("%s/kcmpm-resolve", b->build_dir);
+	char *log = xasprintf("%s/resolver-build.log", b->work_dir);
+	char *inc1 = xasprintf("-I%s/scripts/kconfig", b->src);
+	char *inc2 = xasprintf("-I%s/scripts/include", b->src);
+	char *out = xasprintf("-o%s", exe);
+	const char **argv;
+	struct spawn_result res;
+	glob_t g;
+	int ok = 0;
+
+	if (kconfig_objects(b, &g)) {
+		snprintf(err, errlen, "no Kconfig objects in '%s/scripts/kconfig'", b->build_dir);
+		goto out;
+	}
+	argv = xcalloc(g.gl_pathc + 8, sizeof(*argv));
+	{
+		size_t k = 0;
+
+		argv[k++] = "gcc";
+		argv[k++] = "-O2";
+		argv[k++] = inc1;
+		argv[k++] = inc2;
+		argv[k++] = out;
+		argv[k++] = source;
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			if (strcmp(strrchr(g.gl_pathv[i], '/') + 1, "conf.o"))
+				argv[k++] = g.gl_pathv[i];
+		argv[k] = NULL;
+	}
+	unlink(log);
+	unlink(exe);
+	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 300 }, &res))
+		snprintf(err, errlen, "cannot run gcc: %s", strerror(errno));
+	else if (res.status)
+		snprintf(err, errlen, "cannot build the Kconfig resolver against %s (gcc status "
+			 "%d); see %s", b->src, res.status, log);
+	else
+		ok = 1;
+	free(argv);
+	globfree(&g);
+out:
+	free(log);
+	free(inc1);
+	free(inc2);
+	free(out);
+	if (!ok) {
+		free(exe);
+		exe = NULL;
+	}
+	return exe;
+}
+
+/* Writes each requested config beside its output and the list that pairs them. */
+static char *write_batch(const struct build_ctx *b, struct build_resolution *r, int n, char *err,
+			 size_t errlen)
+{
+	char *list = xasprintf("%s/resolve.list", b->work_dir);
+	struct strbuf sb = { 0 };
+
+	for (int i = 0; i < n; i++) {
+		char *in = xasprintf("%s.in", r[i].out_path);
+
+		r[i].text = NULL;
+		r[i].err[0] = 0;
+		unlink(r[i].out_path);
+		if (write_file_atomic(in, r[i].requested, strlen(r[i].requested))) {
+			snprintf(err, errlen, "cannot write '%s': %s", in, strerror(errno));
+			free(in);
+			goto fail;
+		}
+		sb_printf(&sb, "%s\t%s\n", in, r[i].out_path);
+		free(in);
+	}
+	if (write_file_atomic(list, sb.s ? sb.s : "", sb.len) == 0) {
+		sb_free(&sb);
+		return list;
+	}
+	snprintf(err, errlen, "cannot write '%s': %s", list, strerror(errno));
+fail:
+	sb_free(&sb);
+	free(list);
+	return NULL;
+}
+
+/* Runs the resolver on the batch; each output it left is a resolution, each it did not is a
+ * failure that points at the log. */
+static int run_batch(const struct build_ctx *b, const char *exe, char **env, const char *list,
+		     struct build_resolution *r, int n, char *err, size_t errlen)
+{
+	char *log = xasprintf("%s/resolve.log", b->work_dir);
+	const char *argv[] = { exe, "Kconfig", list, NULL };
+	struct spawn_result res;
+	int rc = 0;
+
+	unlink(log);
+	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 600,
+					   .cwd = b->build_dir, .env = (const char *const *)env },
+		      &res)) {
+		snprintf(err, errlen, "cannot run '%s': %s", exe, strerror(errno));
+		rc = -1;
+	}
+	for (int i = 0; i < n && !rc; i++) {
+		r[i].log_path = xstrdup(log);
+		r[i].text = read_file(r[i].out_path, NULL);
+		if (!r[i].text)
+			snprintf(r[i].err, sizeof(r[i].err), "Kconfig (kcmpm-resolve, status %d) did "
+				 "not resolve '%s'; see %s", res.status, r[i].out_path, log);
+	}
+	free(log);
+	return rc;
+}
+
+int resolver_run(const struct build_ctx *b, const char *source, struct build_resolution *r,
+		 int n, char *err, size_t errlen)
+{
+	char *cmd = auto_conf_cmd(b), *text = read_file(cmd, NULL), *exe = NULL, *list = NULL;
+	char **env = text ? resolver_env_parse(text) : NULL;
+	int rc = -1;
+
+	if (!env)
+		snprintf(err, errlen, "'%s' names no Kconfig environment", cmd);
+	else if ((exe = build_resolver(b, source, err, errlen)) &&
+		 (list = write_batch(b, r, n, err, errlen)))
+		rc = run_batch(b, exe, env, list, r, n, err, errlen);
+	resolver_env_free(env);
+	free(cmd);
+	free(text);
+	free(exe);
+	free(list);
+	return rc;
+}

@@ -1,0 +1,40 @@
+/* resolver: resolving a batch of cell configs in one process, with the tree's own Kconfig code.
+ *
+ * `make olddefconfig` costs seconds per config, almost all of it Kconfig parsing the tree and
+ * running its $(shell) compiler probes again; the resolution itself takes milliseconds. So the
+ * resolver links harness/resolver/kcmpm_resolve.c against the tree's scripts/kconfig objects
+ * (built in the config directory by the base config's allnoconfig: the same C code conf runs,
+ * never a reimplementation), parses once, and resolves the whole batch. It runs in the config
+ * directory with the environment Kbuild gives conf: the variables Kconfig itself recorded as
+ * its inputs in include/config/auto.conf.cmd. Its output is byte-identical to olddefconfig's;
+ * an end-to-end test compares a whole group.
+ */
+#ifndef KCMPM_RESOLVER_H
+#define KCMPM_RESOLVER_H
+
+#include "build.h"
+
+#include <stddef.h>
+
+/* Has the config directory what the resolver is built from (the Kconfig objects and
+ * auto.conf.cmd)? They appear with the directory's first config target. */
+int resolver_ready(const struct build_ctx *b);
+
+/* Resolves the n configs like build_resolve_all, with the resolver built from source. Returns
+ * -1 with a message in err when the resolver could not be built or started (the caller may
+ * fall back to olddefconfig); 0 otherwise, each resolution's own outcome in it. */
+int resolver_run(const struct build_ctx *b, const char *source, struct build_resolution *r,
+		 int n, char *err, size_t errlen);
+
+/* What resolves configs, for the cache key of resolved configs: "kcmpm-resolve <hash of the
+ * source>", or "olddefconfig" when source is NULL; NULL when the source cannot be read.
+ * Caller frees. */
+char *resolver_identity(const char *source);
+
+/* The variables of an auto.conf.cmd text ("ifneq "$(NAME)" "VALUE"" lines) as a
+ * NULL-terminated array of "NAME=VALUE" strings, or NULL when it names none. Free with
+ * resolver_env_free. */
+char **resolver_env_parse(const char *text);
+void resolver_env_free(char **env);
+
+#endif
