@@ -14,6 +14,10 @@
  *   KCMPM_SYSVIPC=y|n      the base config has SYSVIPC, so KCMP_SYSVSEM can answer
  * A missing or malformed expectation is reported as a failed test, never guessed.
  *
+ * The tests, in order, are listed in kcmp_init_tests.h, which the harness reads too: every
+ * boot prints exactly those results, a skipped one included, so the harness can require them
+ * by count and name.
+ *
  * Besides the KTAP results, two diagnostic lines carry facts for the harness:
  *   # kcmp-matrix kernel: <release> <version>
  *   # kcmp-matrix observed: kcmp=<works|enosys|errno-N> epoll=<...> epoll_tfd=<works|eopnotsupp|enosys|errno-N>
@@ -29,14 +33,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ipc.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
+#include <sys/sem.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { NTESTS = 23 };
+/* T_<name> for each test of the list, in its order. */
+enum test_id {
+#define KCMPM_TEST(name) T_##name,
+#include "kcmp_init_tests.h"
+#undef KCMPM_TEST
+	NTESTS
+};
+
+static const char *const test_names[] = {
+#define KCMPM_TEST(name) #name,
+#include "kcmp_init_tests.h"
+#undef KCMPM_TEST
+};
 
 /* Results of one kcmp() call: its return value and errno. */
 struct call {
@@ -65,9 +83,12 @@ static struct call sys_kcmp(pid_t pid1, pid_t pid2, int type, unsigned long idx1
 	return c;
 }
 
-/* Prints one KTAP result line; a failure carries a diagnostic line after it. */
-static void report(int ok, const char *name, const char *fmt, ...)
+/* Prints one KTAP result line; a failure carries a diagnostic line after it. Tests are
+ * reported in the list's order: one reported out of turn is a bug of this program, and the
+ * harness sees it as a wrong name. */
+static void report(enum test_id id, int ok, const char *fmt, ...)
 {
+	const char *name = test_names[id];
 	char why[256] = "";
 	va_list ap;
 
@@ -82,29 +103,32 @@ static void report(int ok, const char *name, const char *fmt, ...)
 		printf("# %s: %s\n", name, why);
 }
 
-static void skip(const char *name, const char *why)
+/* Skips the tests first to last of the list, each by its name. */
+static void skip_tests(enum test_id first, enum test_id last, const char *why)
 {
-	test_no++;
-	printf("ok %d %s # SKIP %s\n", test_no, name, why);
+	for (int i = first; i <= (int)last; i++) {
+		test_no++;
+		printf("ok %d %s # SKIP %s\n", test_no, test_names[i], why);
+	}
 }
 
 /* Checks that a call returned exactly want (0 means "same", anything else is an error). */
-static void expect_ret(const char *name, struct call c, long want)
+static void expect_ret(enum test_id name, struct call c, long want)
 {
-	report(c.ret == want, name, "returned %ld (errno %d %s), expected %ld", c.ret, c.err,
+	report(name, c.ret == want, "returned %ld (errno %d %s), expected %ld", c.ret, c.err,
 	       strerror(c.err), want);
 }
 
 /* kcmp() orders kernel pointers: 1 or 2 both mean "different"; -1 is an error. */
-static void expect_differs(const char *name, struct call c)
+static void expect_differs(enum test_id name, struct call c)
 {
-	report(c.ret == 1 || c.ret == 2, name, "returned %ld (errno %d %s), expected 1 or 2",
+	report(name, c.ret == 1 || c.ret == 2, "returned %ld (errno %d %s), expected 1 or 2",
 	       c.ret, c.err, strerror(c.err));
 }
 
-static void expect_errno(const char *name, struct call c, int want)
+static void expect_errno(enum test_id name, struct call c, int want)
 {
-	report(c.ret == -1 && c.err == want, name, "returned %ld (errno %d %s), expected errno %d %s",
+	report(name, c.ret == -1 && c.err == want, "returned %ld (errno %d %s), expected errno %d %s",
 	       c.ret, c.err, strerror(c.err), want, strerror(want));
 }
 
@@ -134,52 +158,48 @@ static void describe_errno(char *buf, size_t len, struct call c, const char *ok_
 		snprintf(buf, len, "errno-%d", c.err);
 }
 
-/* The pipe a child waits on, and whether the child must close its own copy of the write end
- * (a fork()ed child has one; a CLONE_FILES child shares ours and must leave it alone). */
-struct pipe_wait {
-	int rfd;
-	int wfd;
-	int close_wfd;
+/* A child that shares what its clone flags say with us and waits until the write end of its
+ * pipe closes. Its pipe_wait and stack live in struct child: a CLONE_VM child shares our
+ * memory, so neither may be on a stack frame we leave or shared with another child. */
+struct child {
+	pid_t pid;
+	int rfd, wfd;
+	int close_wfd;		/* it has its own fd table (no CLONE_FILES): close its copy */
+	char stack[64 * 1024] __attribute__((aligned(16)));
 };
 
-/* A child that shares what its clone flags say with us and waits until the write end closes. */
 static int wait_for_eof(void *arg)
 {
-	struct pipe_wait *pw = arg;
+	struct child *ch = arg;
 	char b;
 
-	if (pw->close_wfd)
-		close(pw->wfd);
-	while (read(pw->rfd, &b, 1) > 0)
+	if (ch->close_wfd)
+		close(ch->wfd);
+	while (read(ch->rfd, &b, 1) > 0)
 		;
 	_exit(0);
 }
 
-struct child {
-	pid_t pid;
-	int wfd;
-};
-
-static char child_stack[64 * 1024] __attribute__((aligned(16)));
-
 static int start_child(struct child *ch, int flags)
 {
-	struct pipe_wait pw;
 	int p[2];
 
 	if (pipe(p))
 		return -1;
-	pw = (struct pipe_wait){ p[0], p[1], !(flags & CLONE_FILES) };
-	/* Without CLONE_VM the child runs on its own copy of child_stack and of pw. */
-	ch->pid = clone(wait_for_eof, child_stack + sizeof(child_stack), flags | SIGCHLD, &pw);
+	ch->rfd = p[0];
+	ch->wfd = p[1];
+	ch->close_wfd = !(flags & CLONE_FILES);
+	ch->pid = clone(wait_for_eof, ch->stack + sizeof(ch->stack), flags | SIGCHLD, ch);
 	if (ch->pid < 0)
 		return -1;
 	if (!(flags & CLONE_FILES))
 		close(p[0]);
-	ch->wfd = p[1];
 	return 0;
 }
 
+/* Children are stopped in the reverse order of their start: a later child without
+ * CLONE_FILES holds copies of every earlier child's write end, so an earlier one sees the end
+ * of its pipe only once the later ones are gone. */
 static void stop_child(struct child *ch)
 {
 	close(ch->wfd);
@@ -191,25 +211,25 @@ static void test_identity(const struct expect *ex)
 	struct utsname u;
 
 	if (uname(&u)) {
-		report(0, "kernel_identity", "uname failed: %s", strerror(errno));
+		report(T_kernel_identity, 0, "uname failed: %s", strerror(errno));
 		return;
 	}
 	printf("# kcmp-matrix kernel: %s %s\n", u.release, u.version);
 	if (!ex->id) {
-		report(0, "kernel_identity", "KCMPM_ID missing from the kernel command line");
+		report(T_kernel_identity, 0, "KCMPM_ID missing from the kernel command line");
 		return;
 	}
-	report(strstr(u.version, ex->id) != NULL, "kernel_identity",
+	report(T_kernel_identity, strstr(u.version, ex->id) != NULL,
 	       "booted kernel '%s' is not the one built for this cell (%s)", u.version, ex->id);
 }
 
-static void test_presence(const char *name, int want, int have)
+static void test_presence(enum test_id id, int want, int have)
 {
 	if (want < 0) {
-		report(0, name, "expectation missing or malformed on the kernel command line");
+		report(id, 0, "expectation missing or malformed on the kernel command line");
 		return;
 	}
-	report(want == have, name, "predicted %s, kernel says %s", want ? "present" : "absent (ENOSYS)",
+	report(id, want == have, "predicted %s, kernel says %s", want ? "present" : "absent (ENOSYS)",
 	       have ? "present" : "absent (ENOSYS)");
 }
 
@@ -219,70 +239,163 @@ static void test_file(void)
 	int a = open("/init", O_RDONLY), b = dup(a), c = open("/init", O_RDONLY);
 	pid_t me = getpid();
 
-	expect_ret("kcmp_file_dup", sys_kcmp(me, me, KCMP_FILE, a, b), 0);
-	expect_differs("kcmp_file_other_open", sys_kcmp(me, me, KCMP_FILE, a, c));
+	expect_ret(T_kcmp_file_dup, sys_kcmp(me, me, KCMP_FILE, a, b), 0);
+	expect_differs(T_kcmp_file_other_open, sys_kcmp(me, me, KCMP_FILE, a, c));
 	close(a);
 	close(b);
 	close(c);
 }
 
-/* VM, FILES, FS, SIGHAND, IO: equal to ourselves; a fork()ed child shares none of the first
- * four; a child cloned with CLONE_FILES|CLONE_FS|CLONE_IO shares exactly those. */
-static void test_resources(void)
-{
-	pid_t me = getpid();
-	struct child forked, sharing;
+/* The children of the resource checks: one shares nothing, each other one resource (or, for
+ * sighand, the VM it needs too). */
+enum { FORKED, FILES, FS, VM, SIGHAND, IO, SYSVSEM, NCHILD };
 
-	if (start_child(&forked, 0) || start_child(&sharing, CLONE_FILES | CLONE_FS | CLONE_IO)) {
-		report(0, "kcmp_children", "could not start children: %s", strerror(errno));
-		return;
+static const int child_flags[NCHILD] = {
+	[FORKED] = 0,
+	[FILES] = CLONE_FILES,
+	[FS] = CLONE_FS,
+	[VM] = CLONE_VM,
+	[SIGHAND] = CLONE_VM | CLONE_SIGHAND,
+	[IO] = CLONE_IO,
+	[SYSVSEM] = CLONE_SYSVSEM,
+};
+
+static struct child children[NCHILD];
+
+/* An io_context and a SysV undo list must exist before they can be compared: with neither,
+ * every task's pointer is NULL and KCMP_IO and KCMP_SYSVSEM say "same" for anything.
+ * ioprio_set() gives us an io_context (a child gets its own then, unless CLONE_IO shares
+ * ours); a semop() with SEM_UNDO gives us an undo list (a child gets none unless
+ * CLONE_SYSVSEM shares ours). Returns 0, or -1 with why. */
+static int make_io_and_undo(const struct expect *ex, char *why, size_t len)
+{
+	enum { IOPRIO_WHO_PROCESS = 1, IOPRIO_CLASS_BE = 2, IOPRIO_CLASS_SHIFT = 13 };
+	struct sembuf up = { .sem_num = 0, .sem_op = 1, .sem_flg = SEM_UNDO };
+	int semid;
+
+	if (syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO_CLASS_BE << IOPRIO_CLASS_SHIFT | 4)) {
+		snprintf(why, len, "ioprio_set: %s", strerror(errno));
+		return -1;
 	}
-	expect_ret("kcmp_vm_self", sys_kcmp(me, me, KCMP_VM, 0, 0), 0);
-	expect_differs("kcmp_vm_forked_child", sys_kcmp(me, forked.pid, KCMP_VM, 0, 0));
-	expect_ret("kcmp_files_self", sys_kcmp(me, me, KCMP_FILES, 0, 0), 0);
-	expect_differs("kcmp_files_forked_child", sys_kcmp(me, forked.pid, KCMP_FILES, 0, 0));
-	expect_ret("kcmp_files_clone_files_child", sys_kcmp(me, sharing.pid, KCMP_FILES, 0, 0), 0);
-	expect_ret("kcmp_fs_self", sys_kcmp(me, me, KCMP_FS, 0, 0), 0);
-	expect_differs("kcmp_fs_forked_child", sys_kcmp(me, forked.pid, KCMP_FS, 0, 0));
-	expect_ret("kcmp_fs_clone_fs_child", sys_kcmp(me, sharing.pid, KCMP_FS, 0, 0), 0);
-	expect_ret("kcmp_sighand_self", sys_kcmp(me, me, KCMP_SIGHAND, 0, 0), 0);
-	expect_differs("kcmp_sighand_forked_child", sys_kcmp(me, forked.pid, KCMP_SIGHAND, 0, 0));
-	expect_ret("kcmp_io_self", sys_kcmp(me, me, KCMP_IO, 0, 0), 0);
-	expect_ret("kcmp_io_clone_io_child", sys_kcmp(me, sharing.pid, KCMP_IO, 0, 0), 0);
-	stop_child(&sharing);
-	stop_child(&forked);
+	if (ex->sysvipc != 1)
+		return 0;
+	semid = semget(IPC_PRIVATE, 1, 0600);
+	if (semid < 0 || semop(semid, &up, 1)) {
+		snprintf(why, len, "SysV semaphore with SEM_UNDO: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
-static void test_sysvsem(const struct expect *ex)
+static int start_children(const struct expect *ex)
+{
+	char why[128] = "";
+	int ok = make_io_and_undo(ex, why, sizeof(why)) == 0;
+
+	for (int i = 0; i < NCHILD && ok; i++)
+		if (start_child(&children[i], child_flags[i])) {
+			snprintf(why, sizeof(why), "clone(%#x): %s", child_flags[i], strerror(errno));
+			ok = 0;
+			while (i-- > 0)
+				stop_child(&children[i]);
+		}
+	report(T_kcmp_children_started, ok, "%s", why);
+	return ok;
+}
+
+static void stop_children(void)
+{
+	for (int i = NCHILD - 1; i >= 0; i--)
+		stop_child(&children[i]);
+}
+
+/* One resource check: the type, the child compared with us (SELF: ourselves), and whether
+ * the two must be the same. Each type is the same as ourselves and as the child that shares
+ * it, and differs from the fork()ed child and from a child sharing something else. */
+enum { SELF = -1 };
+
+static const struct resource_check {
+	enum test_id id;
+	int type, child, same;
+} resource_checks[] = {
+	{ T_kcmp_vm_self, KCMP_VM, SELF, 1 },
+	{ T_kcmp_vm_forked_child, KCMP_VM, FORKED, 0 },
+	{ T_kcmp_vm_clone_vm_child, KCMP_VM, VM, 1 },
+	{ T_kcmp_vm_clone_sighand_child, KCMP_VM, SIGHAND, 1 },
+	{ T_kcmp_vm_clone_files_child, KCMP_VM, FILES, 0 },
+	{ T_kcmp_files_self, KCMP_FILES, SELF, 1 },
+	{ T_kcmp_files_forked_child, KCMP_FILES, FORKED, 0 },
+	{ T_kcmp_files_clone_files_child, KCMP_FILES, FILES, 1 },
+	{ T_kcmp_files_clone_fs_child, KCMP_FILES, FS, 0 },
+	{ T_kcmp_files_clone_vm_child, KCMP_FILES, VM, 0 },
+	{ T_kcmp_fs_self, KCMP_FS, SELF, 1 },
+	{ T_kcmp_fs_forked_child, KCMP_FS, FORKED, 0 },
+	{ T_kcmp_fs_clone_fs_child, KCMP_FS, FS, 1 },
+	{ T_kcmp_fs_clone_files_child, KCMP_FS, FILES, 0 },
+	{ T_kcmp_fs_clone_io_child, KCMP_FS, IO, 0 },
+	{ T_kcmp_sighand_self, KCMP_SIGHAND, SELF, 1 },
+	{ T_kcmp_sighand_forked_child, KCMP_SIGHAND, FORKED, 0 },
+	{ T_kcmp_sighand_clone_sighand_child, KCMP_SIGHAND, SIGHAND, 1 },
+	{ T_kcmp_sighand_clone_vm_child, KCMP_SIGHAND, VM, 0 },
+	{ T_kcmp_io_self, KCMP_IO, SELF, 1 },
+	{ T_kcmp_io_forked_child, KCMP_IO, FORKED, 0 },
+	{ T_kcmp_io_clone_io_child, KCMP_IO, IO, 1 },
+	{ T_kcmp_io_clone_files_child, KCMP_IO, FILES, 0 },
+	{ T_kcmp_sysvsem_self, KCMP_SYSVSEM, SELF, 1 },
+	{ T_kcmp_sysvsem_forked_child, KCMP_SYSVSEM, FORKED, 0 },
+	{ T_kcmp_sysvsem_clone_sysvsem_child, KCMP_SYSVSEM, SYSVSEM, 1 },
+	{ T_kcmp_sysvsem_clone_io_child, KCMP_SYSVSEM, IO, 0 },
+};
+
+/* KCMP_SYSVSEM answers only with SYSVIPC; without it, EOPNOTSUPP for every pair. */
+static void test_resources(const struct expect *ex)
 {
 	pid_t me = getpid();
-	struct call c = sys_kcmp(me, me, KCMP_SYSVSEM, 0, 0);
 
-	if (ex->sysvipc < 0)
-		report(0, "kcmp_sysvsem", "KCMPM_SYSVIPC missing or malformed");
-	else if (ex->sysvipc)
-		expect_ret("kcmp_sysvsem", c, 0);
-	else
-		expect_errno("kcmp_sysvsem", c, EOPNOTSUPP);
+	for (size_t i = 0; i < sizeof(resource_checks) / sizeof(resource_checks[0]); i++) {
+		const struct resource_check *rc = &resource_checks[i];
+		pid_t other = rc->child == SELF ? me : children[rc->child].pid;
+		struct call c = sys_kcmp(me, other, rc->type, 0, 0);
+
+		if (rc->type == KCMP_SYSVSEM && ex->sysvipc < 0)
+			report(rc->id, 0, "KCMPM_SYSVIPC missing or malformed");
+		else if (rc->type == KCMP_SYSVSEM && !ex->sysvipc)
+			expect_errno(rc->id, c, EOPNOTSUPP);
+		else if (rc->same)
+			expect_ret(rc->id, c, 0);
+		else
+			expect_differs(rc->id, c);
+	}
 }
 
-/* KCMP_EPOLL_TFD: a pipe registered in an epoll set is the same file as the pipe itself. */
-static struct call epoll_tfd_call(int have_epoll)
+/* KCMP_EPOLL_TFD: is idx1 the file registered in the epoll set slot names (tfd at toff)?
+ * Asked for the pipe's read end (registered: same), its write end (another file: differs) and
+ * with an offset nothing is registered at (ENOENT). Without epoll, EOPNOTSUPP each time. */
+struct epoll_tfd_calls {
+	struct call same, other_file, wrong_offset;
+};
+
+static struct epoll_tfd_calls epoll_tfd_calls(int have_epoll)
 {
 	struct kcmp_epoll_slot slot = { 0 };
 	struct epoll_event ev = { .events = EPOLLIN };
+	struct epoll_tfd_calls c;
 	pid_t me = getpid();
-	struct call c;
 	int p[2];
 
-	if (pipe(p))
-		return (struct call){ -1, errno };
+	if (pipe(p)) {
+		c.same = c.other_file = c.wrong_offset = (struct call){ -1, errno };
+		return c;
+	}
 	if (have_epoll) {
 		slot.efd = epoll_create1(0);
 		slot.tfd = p[0];
 		epoll_ctl(slot.efd, EPOLL_CTL_ADD, p[0], &ev);
 	}
-	c = sys_kcmp(me, me, KCMP_EPOLL_TFD, p[0], (unsigned long)&slot);
+	c.same = sys_kcmp(me, me, KCMP_EPOLL_TFD, p[0], (unsigned long)&slot);
+	c.other_file = sys_kcmp(me, me, KCMP_EPOLL_TFD, p[1], (unsigned long)&slot);
+	slot.toff = 1;
+	c.wrong_offset = sys_kcmp(me, me, KCMP_EPOLL_TFD, p[0], (unsigned long)&slot);
 	if (have_epoll)
 		close(slot.efd);
 	close(p[0]);
@@ -290,17 +403,31 @@ static struct call epoll_tfd_call(int have_epoll)
 	return c;
 }
 
+static void test_epoll_tfd(const struct epoll_tfd_calls *c, int have_epoll)
+{
+	if (!have_epoll) {
+		expect_errno(T_kcmp_epoll_tfd, c->same, EOPNOTSUPP);
+		expect_errno(T_kcmp_epoll_tfd_other_file, c->other_file, EOPNOTSUPP);
+		expect_errno(T_kcmp_epoll_tfd_wrong_offset, c->wrong_offset, EOPNOTSUPP);
+		return;
+	}
+	expect_ret(T_kcmp_epoll_tfd, c->same, 0);
+	expect_differs(T_kcmp_epoll_tfd_other_file, c->other_file);
+	expect_errno(T_kcmp_epoll_tfd_wrong_offset, c->wrong_offset, ENOENT);
+}
+
 static void test_errors(void)
 {
 	pid_t me = getpid();
 
-	expect_errno("kcmp_einval_unknown_type", sys_kcmp(me, me, KCMP_TYPES + 1, 0, 0), EINVAL);
-	expect_errno("kcmp_esrch_missing_pid", sys_kcmp(me, 4000000, KCMP_VM, 0, 0), ESRCH);
-	expect_errno("kcmp_ebadf_bad_fd", sys_kcmp(me, me, KCMP_FILE, 0, 999), EBADF);
+	expect_errno(T_kcmp_einval_unknown_type, sys_kcmp(me, me, KCMP_TYPES + 1, 0, 0), EINVAL);
+	expect_errno(T_kcmp_esrch_missing_pid, sys_kcmp(me, 4000000, KCMP_VM, 0, 0), ESRCH);
+	expect_errno(T_kcmp_ebadf_bad_fd, sys_kcmp(me, me, KCMP_FILE, 0, 999), EBADF);
 }
 
-/* An unprivileged caller may not inspect pid 1 (ptrace access check): EPERM. */
-static void test_eperm(void)
+/* An unprivileged caller may not inspect pid 1 (ptrace access check), whichever of the two
+ * pids it is: EPERM both ways. */
+static void test_eperm(enum test_id id, int init_is_pid1)
 {
 	int status;
 	pid_t pid = fork();
@@ -310,14 +437,15 @@ static void test_eperm(void)
 
 		if (setgid(65534) || setuid(65534))
 			_exit(100);
-		c = sys_kcmp(getpid(), 1, KCMP_VM, 0, 0);
+		c = init_is_pid1 ? sys_kcmp(1, getpid(), KCMP_VM, 0, 0)
+				 : sys_kcmp(getpid(), 1, KCMP_VM, 0, 0);
 		_exit(c.ret == -1 && c.err == EPERM ? 0 : c.ret == -1 ? 101 + (c.err & 63) : 99);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
-		report(0, "kcmp_eperm_unprivileged", "fork/wait failed: %s", strerror(errno));
+		report(id, 0, "fork/wait failed: %s", strerror(errno));
 		return;
 	}
-	report(WIFEXITED(status) && WEXITSTATUS(status) == 0, "kcmp_eperm_unprivileged",
+	report(id, WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	       "unprivileged child status %#x (0 EPERM, 99 success, 100 setuid failed, "
 	       "101+n errno n)", status);
 }
@@ -331,7 +459,8 @@ int main(void)
 		.sysvipc = yes_no("KCMPM_SYSVIPC"),
 	};
 	char kcmp_word[32], epoll_word[32], tfd_word[32];
-	struct call probe, tfd;
+	struct epoll_tfd_calls tfd;
+	struct call probe;
 	int have_kcmp, have_epoll, efd;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -340,34 +469,38 @@ int main(void)
 
 	probe = sys_kcmp(getpid(), getpid(), KCMP_FILE, 1, 1);
 	have_kcmp = !(probe.ret == -1 && probe.err == ENOSYS);
-	test_presence("kcmp_present", ex.kcmp, have_kcmp);
+	test_presence(T_kcmp_present, ex.kcmp, have_kcmp);
 
 	efd = epoll_create1(0);
 	have_epoll = !(efd < 0 && errno == ENOSYS);
 	if (efd >= 0)
 		close(efd);
-	test_presence("epoll_present", ex.epoll, have_epoll);
+	test_presence(T_epoll_present, ex.epoll, have_epoll);
 
-	tfd = epoll_tfd_call(have_epoll);
+	tfd = epoll_tfd_calls(have_epoll);
 	if (have_kcmp) {
+		int started = start_children(&ex);
+
 		test_file();
-		test_resources();
-		test_sysvsem(&ex);
-		if (have_epoll)
-			expect_ret("kcmp_epoll_tfd", tfd, 0);
-		else
-			expect_errno("kcmp_epoll_tfd", tfd, EOPNOTSUPP);
+		if (started) {
+			test_resources(&ex);
+			stop_children();
+		} else {
+			/* nothing to compare: the failed start already fails the cell */
+			skip_tests(T_kcmp_vm_self, T_kcmp_sysvsem_clone_io_child, "no children");
+		}
+		test_epoll_tfd(&tfd, have_epoll);
 		test_errors();
-		test_eperm();
+		test_eperm(T_kcmp_eperm_pid1_unprivileged, 1);
+		test_eperm(T_kcmp_eperm_pid2_unprivileged, 0);
 	} else {
-		while (test_no < NTESTS)
-			skip("kcmp_subtest", "kcmp() absent");
+		skip_tests(T_kcmp_children_started, NTESTS - 1, "kcmp() absent");
 	}
 
 	describe_errno(kcmp_word, sizeof(kcmp_word), probe, "works", 0, NULL);
 	describe_errno(epoll_word, sizeof(epoll_word),
 		       (struct call){ have_epoll ? 0 : -1, have_epoll ? 0 : ENOSYS }, "works", 0, NULL);
-	describe_errno(tfd_word, sizeof(tfd_word), tfd, "works", EOPNOTSUPP, "eopnotsupp");
+	describe_errno(tfd_word, sizeof(tfd_word), tfd.same, "works", EOPNOTSUPP, "eopnotsupp");
 	printf("# kcmp-matrix observed: kcmp=%s epoll=%s epoll_tfd=%s\n", kcmp_word, epoll_word,
 	       tfd_word);
 	if (test_no != NTESTS)

@@ -6,6 +6,7 @@
 #include "spawn.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,4 +60,107 @@ fail:
 	free(log);
 	free(cpio);
 	return NULL;
+}
+
+static char *tests_path(const char *src)
+{
+	size_t len = strlen(src);
+
+	if (len > 2 && !strcmp(src + len - 2, ".c"))
+		len -= 2;
+	return xasprintf("%.*s_tests.h", (int)len, src);
+}
+
+/* "KCMPM_TEST(name)" with a C identifier for name: the name, else NULL. */
+static char *test_name(const char *line)
+{
+	static const char head[] = "KCMPM_TEST(";
+	const char *name = line + strlen(head), *end = name;
+
+	if (strncmp(line, head, strlen(head)))
+		return NULL;
+	while (isalnum((unsigned char)*end) || *end == '_')
+		end++;
+	if (end == name || strcmp(end, ")"))
+		return NULL;
+	return xasprintf("%.*s", (int)(end - name), name);
+}
+
+/* Drops a line's comment parts: "/ *" to "* /" across lines (state in *in_comment), and "//". */
+static void strip_comment(char *line, int *in_comment)
+{
+	char *w = line;
+
+	for (char *r = line; *r;) {
+		if (*in_comment) {
+			char *end = strstr(r, "*/");
+
+			if (!end)
+				break;
+			*in_comment = 0;
+			r = end + 2;
+		} else if (r[0] == '/' && r[1] == '*') {
+			*in_comment = 1;
+			r += 2;
+		} else if (r[0] == '/' && r[1] == '/') {
+			break;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = 0;
+}
+
+char **guest_tests(const char *src, char *err, size_t errlen)
+{
+	char *path = tests_path(src), *text = read_file(path, NULL), *save = NULL;
+	char **tests = xcalloc(1, sizeof(*tests));
+	int n = 0, lineno = 0, in_comment = 0;
+
+	if (!text) {
+		snprintf(err, errlen, "cannot read the guest's test list '%s': %s", path,
+			 strerror(errno));
+		goto fail;
+	}
+	for (char *line = text, *nl; line; line = nl) {
+		char *word, *name;
+
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = 0;
+		lineno++;
+		strip_comment(line, &in_comment);
+		word = strtok_r(line, " \t\r", &save);
+		if (!word)
+			continue;
+		name = test_name(word);
+		if (!name || strtok_r(NULL, " \t\r", &save)) {
+			snprintf(err, errlen, "%s:%d: expected one KCMPM_TEST(name) per line", path,
+				 lineno);
+			free(name);
+			goto fail;
+		}
+		tests = xrealloc(tests, sizeof(*tests) * (size_t)(n + 2));
+		tests[n++] = name;
+		tests[n] = NULL;
+	}
+	if (n == 0) {
+		snprintf(err, errlen, "%s: lists no test; the guest must run at least one", path);
+		goto fail;
+	}
+	free(path);
+	free(text);
+	return tests;
+fail:
+	free(path);
+	free(text);
+	guest_tests_free(tests);
+	return NULL;
+}
+
+void guest_tests_free(char **tests)
+{
+	for (int i = 0; tests && tests[i]; i++)
+		free(tests[i]);
+	free(tests);
 }

@@ -109,6 +109,45 @@ static void check_observed(struct cell *c, const char *what, const char *seen, c
 		   because);
 }
 
+/* The guest must report the tests its list names, all of them and in order: a guest that
+ * printed fewer, or others, would otherwise pass by agreeing with its own plan line. */
+static void check_plan(const struct judge_input *in, struct cell *c)
+{
+	const struct ktap_log *log = in->log;
+	int n = 0;
+
+	if (!in->tests)
+		return;
+	while (in->tests[n])
+		n++;
+	if (log->ntest != n) {
+		c->status = CELL_FAIL;
+		add_reason(c, "guest: reported %d tests, its list (the guest's _tests.h) has %d",
+			   log->ntest, n);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		if (strcmp(log->test[i].name, in->tests[i])) {
+			c->status = CELL_FAIL;
+			add_reason(c, "guest: test %d is '%s', its list says '%s'", i + 1,
+				   log->test[i].name, in->tests[i]);
+			return;
+		}
+}
+
+/* After the first failed test (with its diagnostic), the names of the others, so one reason
+ * shows every check a wrong kernel failed. */
+static void name_other_failures(const struct ktap_log *log, const struct ktap_test *first,
+				struct cell *c)
+{
+	int more = 0;
+
+	for (int i = 0; i < log->ntest; i++)
+		if (!log->test[i].ok && &log->test[i] != first)
+			add_reason(c, "%snot ok %d %s", more++ ? "" : "also ", log->test[i].number,
+				   log->test[i].name);
+}
+
 void judge_config_only(const struct matrix *m, struct cell *c)
 {
 	c->reason[0] = 0;
@@ -161,10 +200,12 @@ void judge_cell(const struct judge_input *in, struct cell *c)
 	check_observed(c, "epoll", log->observed_epoll, presence(epoll), "syscall epoll rule");
 	check_observed(c, "KCMP_EPOLL_TFD", log->observed_epoll_tfd, judge_epoll_tfd(kcmp, epoll),
 		       "kernel/kcmp.c");
+	check_plan(in, c);
 	bad = ktap_first_failure(log);
 	if (bad) {
 		c->status = CELL_FAIL;
 		add_reason(c, "guest: not ok %d %s%s%s", bad->number, bad->name,
 			   bad->diag ? ": " : "", bad->diag ? bad->diag : "");
+		name_other_failures(log, bad, c);
 	}
 }

@@ -5,7 +5,8 @@
  *
  * PASS needs: the right kernel booted, predicted == resolved for every symbol, observed ==
  * what the resolved config implies (through the rules' syscall lines; a symbol resolved to m
- * needs a module the build made, c->modules), and every KTAP test ok.
+ * needs a module the build made, c->modules), the guest's listed tests reported by count and
+ * name (its own plan line is not enough), and every one ok; a FAIL names each failed test.
  * Otherwise FAIL, with every diverging layer named in the reason. A build, boot or timeout
  * problem comes first and ends the judging, since later layers do not exist then; only the
  * config layer, which exists for every resolved cell, is still checked (and a disagreement
@@ -25,6 +26,8 @@ struct judge_input {
 	const struct boot_outcome *boot;
 	const struct ktap_log *log;
 	const char *kernel_id;		/* the tag the kernel was built with */
+	const char *const *tests;	/* the guest's test list (guest_tests): the results must
+					 * be exactly these, in order; NULL accepts any plan */
 };
 
 /* Fills c->status, c->reason and the observed fields (replacing, and freeing, what an earlier

@@ -236,6 +236,12 @@ int preflight(const struct preflight_req *r, struct arch_tools *tools, char *err
 		if (r->arch_used[a])
 			prepare_arch(r, &m->arch[a], &tools[a], &pr);
 	free(dir);
+	/* A guest's test list that cannot be read is bad input, not a missing package. */
+	for (int a = 0; a < m->narch && pr.n == 0; a++)
+		if (r->arch_used[a] && !(tools[a].tests = guest_tests(r->o->guest_src, err, errlen))) {
+			arch_tools_free(tools, m->narch);
+			return -1;
+		}
 	if (pr.n == 0)
 		return 0;
 	snprintf(err, errlen, "%d problem%s found before any build; install what is missing: "
@@ -250,6 +256,8 @@ void arch_tools_free(struct arch_tools *tools, int narch)
 {
 	for (int a = 0; a < narch; a++) {
 		free(tools[a].initramfs);
+		guest_tests_free(tools[a].tests);
 		tools[a].initramfs = NULL;
+		tools[a].tests = NULL;
 	}
 }

@@ -23,6 +23,8 @@ struct arch_tools {
 	char guest_hash[17];		/* of the initramfs */
 	char toolchain[17];		/* of the compiler's version and the make program */
 	char emulator[17];		/* of QEMU's version and the QEMU program */
+	char **tests;			/* the guest's tests in order (guest_tests), which every
+					 * boot must report */
 };
 
 struct preflight_req {

@@ -392,7 +392,8 @@ static void judge_boot(struct group *g, struct cell *c, const struct boot_req *r
 	ktap_parse(text ? text : "", text ? len : 0, &log);
 	c->boot_seconds += c->boot_cached ? 0 : out->seconds;
 	judge_cell(&(struct judge_input){ .m = g->m, .boot = out, .log = &log,
-					  .kernel_id = kernel_id }, c);
+					  .kernel_id = kernel_id,
+					  .tests = (const char *const *)g->tools->tests }, c);
 	if (c->status == CELL_TIMEOUT) {
 		size_t n = strlen(c->reason);
 

@@ -24,6 +24,9 @@ static const char passing_log[] =
 	"ok 2 kcmp_present\n# kcmp-matrix observed: kcmp=works epoll=works epoll_tfd=works\n"
 	"# kcmp-matrix: powering off\n";
 
+/* The guest's test list these logs answer. */
+static const char *const listed_tests[] = { "kernel_identity", "kcmp_present", NULL };
+
 /* A cell requesting and resolving EXPERT=y KCMP=y, judged on a console text. */
 static void judge_text(const char *text, const char *resolved, struct cell *c,
 		       const struct boot_outcome *bo, const char *build_error)
@@ -41,7 +44,8 @@ static void judge_text(const char *text, const char *resolved, struct cell *c,
 	ktap_parse(text, strlen(text), &log);
 	judge_cell(&(struct judge_input){ .m = &m, .build_error = build_error, .boot = bo,
 					  .log = build_error ? NULL : &log,
-					  .kernel_id = "kcmpm-0123456789abcdef" }, c);
+					  .kernel_id = "kcmpm-0123456789abcdef",
+					  .tests = listed_tests }, c);
 	ktap_free(&log);
 }
 
@@ -201,4 +205,42 @@ __attribute__((destructor)) static void free_matrix(void)
 {
 	if (m.nsym)
 		matrix_free(&m);
+}
+
+/* A well-formed console of the right kernel around a KTAP plan and its result lines. */
+#define CONSOLE(plan, results)                                                              \
+	"Linux version 6.1.192 #1 kcmpm-0123456789abcdef\nKTAP version 1\n" plan "\n"         \
+	"# kcmp-matrix kernel: 6.1.192 #1 kcmpm-0123456789abcdef\n" results                   \
+	"# kcmp-matrix observed: kcmp=works epoll=works epoll_tfd=works\n"                     \
+	"# kcmp-matrix: powering off\n"
+
+/* A guest that agrees with its own plan but not with its list: fewer tests, or another one in
+ * a listed test's place, is FAIL, however "ok" its lines are. */
+TEST(judge_requires_the_listed_tests)
+{
+	struct cell c;
+
+	judge_text(CONSOLE("1..1", "ok 1 kernel_identity\n"), "yynny", &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_FAIL);
+	CHECK_STR(c.reason, "guest: reported 1 tests, its list (the guest's _tests.h) has 2");
+	free_cell(&c);
+	judge_text(CONSOLE("1..2", "ok 1 kernel_identity\nok 2 something_easier\n"), "yynny", &c,
+		   &clean_exit, NULL);
+	CHECK(c.status == CELL_FAIL);
+	CHECK_STR(c.reason, "guest: test 2 is 'something_easier', its list says 'kcmp_present'");
+	free_cell(&c);
+}
+
+/* Every failed test is named, the first with its diagnostic. */
+TEST(judge_names_every_failed_test)
+{
+	struct cell c;
+
+	judge_text(CONSOLE("1..2", "not ok 1 kernel_identity\n# kernel_identity: booted kernel 'x' "
+			   "is not the one built\nnot ok 2 kcmp_present\n"), "yynny", &c,
+		   &clean_exit, NULL);
+	CHECK(c.status == CELL_FAIL);
+	CHECK_STR(c.reason, "guest: not ok 1 kernel_identity: kernel_identity: booted kernel 'x' "
+		  "is not the one built; also not ok 2 kcmp_present");
+	free_cell(&c);
 }
