@@ -267,7 +267,8 @@ TEST(e2e_rerun_reuses_the_cache)
 	CHECK(cached == 10);
 	CHECK(first.tsv && again.tsv && !strcmp(first.tsv, again.tsv));
 	CHECK(forced.status == 0);
-	CHECK_CONTAINS(forced.out, "build cached 0.0s boot 0.");
+	/* booted again (however long it took), not read from the cache */
+	CHECK_CONTAINS(forced.out, "build cached 0.0s boot ");
 	CHECK(!strstr(forced.out, "boot cached"));
 	run_free(&first);
 	run_free(&again);
@@ -531,43 +532,67 @@ TEST(e2e_compile_error_is_build_fail)
 	run_free(&r);
 }
 
-/* A scratch kernel tree (hard links to the pristine one) whose kcmp() always says ENOSYS.
- * Kept in the cache so its build directory is reused by later runs. */
-static char *broken_tree(void)
+/* The scratch kernel tree of the wrong-kcmp() tests: hard links to the pristine one, with
+ * kernel/kcmp.c made from the pristine file by the edits (pairs of text to find, once each,
+ * and its replacement; NULL-terminated). One tree for all of them, kept in the cache, so its
+ * build directory is reused: switching from one wrong kcmp() to another recompiles kcmp.o and
+ * links, where a tree of its own would cost each a clean build. */
+static char *wrong_kcmp_tree(const char *const *edits)
 {
 	char *pristine = xasprintf("%s/src/linux-source-6.1", cache);
-	char *final = xasprintf("%s/test-trees/kcmp-enosys", cache);
-	char *tmp = xasprintf("%s.tmp", final), *kcmp = xasprintf("%s/kernel/kcmp.c", tmp);
-	char *parent = xasprintf("%s/test-trees", cache), *text = NULL, *patched = NULL;
+	char *tree = xasprintf("%s/test-trees/kcmp-mutants", cache);
+	char *tmp = xasprintf("%s.tmp", tree), *kcmp = xasprintf("%s/kernel/kcmp.c", tree);
+	char *pristine_kcmp = xasprintf("%s/kernel/kcmp.c", pristine);
+	char *parent = xasprintf("%s/test-trees", cache), *text = NULL, *have = NULL;
 	const char *cp[] = { "cp", "-al", pristine, tmp, NULL };
 	struct spawn_result res;
-	char *at;
 
-	if (path_exists(final))
-		goto out;
-	remove_tree(tmp);
-	mkdir_p(parent);
-	CHECK(spawn_run(&(struct spawn_req){ .argv = cp }, &res) == 0 && res.status == 0);
-	text = read_file(kcmp, NULL);
-	at = text ? strstr(text, "SYSCALL_DEFINE5(kcmp,") : NULL;
-	at = at ? strstr(at, "{\n") : NULL;
-	CHECK(at != NULL);
-	if (!at)
-		goto out;
-	patched = xasprintf("%.*s{\n\treturn -ENOSYS; /* kcmp-matrix e2e test: a broken kcmp() */\n%s",
-			    (int)(at - text), text, at + 2);
-	/* The file is a hard link into the pristine tree: replace it, never write through it. */
-	CHECK(unlink(kcmp) == 0);
-	CHECK(write_file_atomic(kcmp, patched, strlen(patched)) == 0);
-	CHECK(rename(tmp, final) == 0);
+	if (!path_exists(tree)) {
+		remove_tree(tmp);
+		mkdir_p(parent);
+		CHECK(spawn_run(&(struct spawn_req){ .argv = cp }, &res) == 0 && res.status == 0);
+		CHECK(rename(tmp, tree) == 0);
+	}
+	text = read_file(pristine_kcmp, NULL);
+	CHECK(text != NULL);
+	for (int i = 0; text && edits[i]; i += 2) {
+		char *at = strstr(text, edits[i]), *next;
+
+		CHECK(at != NULL);
+		if (!at)
+			goto out;
+		next = xasprintf("%.*s%s%s", (int)(at - text), text, edits[i + 1],
+				 at + strlen(edits[i]));
+		free(text);
+		text = next;
+	}
+	have = read_file(kcmp, NULL);
+	/* The file may be a hard link into the pristine tree: replace it, never write through
+	 * it. An unchanged file is left alone, so Kbuild has nothing to redo. */
+	if (text && (!have || strcmp(have, text))) {
+		CHECK(unlink(kcmp) == 0);
+		CHECK(write_file_atomic(kcmp, text, strlen(text)) == 0);
+	}
 out:
 	free(pristine);
+	free(pristine_kcmp);
 	free(tmp);
 	free(kcmp);
 	free(parent);
 	free(text);
-	free(patched);
-	return final;
+	free(have);
+	return tree;
+}
+
+/* kcmp() always says ENOSYS. */
+static char *broken_tree(void)
+{
+	static const char *const edits[] = {
+		"unsigned long, idx1, unsigned long, idx2)\n{\n",
+		"unsigned long, idx1, unsigned long, idx2)\n{\n"
+		"\treturn -ENOSYS; /* kcmp-matrix e2e test: a broken kcmp() */\n", NULL };
+
+	return wrong_kcmp_tree(edits);
 }
 
 TEST(e2e_broken_kernel_fails_observed_layer)
@@ -1008,6 +1033,63 @@ TEST(e2e_diff_between_runs)
 	free(tree);
 }
 
+/* A kcmp() that is wrong for every resource type in a way the guest used to miss: each type
+ * answers by comparing another type's pointer, SYSVSEM by the io_context, EPOLL_TFD says "same"
+ * for any registered target, and only the second task's access is checked. The kcmp, epoll
+ * and epoll_tfd presence is right, so only the guest's checks can tell; the cell must FAIL
+ * with each of them named. (One kernel for all of them, so make test builds one, not eight;
+ * each wrongness sits in its own branch of kcmp(), so none hides another.) */
+TEST(e2e_mutant_kernel_fails_each_resource_check)
+{
+	static const char *const edits[] = {
+		"kcmp_ptr(task1->mm, task2->mm, KCMP_VM)",
+		"kcmp_ptr(task1->sighand, task2->sighand, KCMP_VM)",
+		"kcmp_ptr(task1->files, task2->files, KCMP_FILES)",
+		"kcmp_ptr(task1->fs, task2->fs, KCMP_FILES)",
+		"kcmp_ptr(task1->fs, task2->fs, KCMP_FS)",
+		"kcmp_ptr(task1->files, task2->files, KCMP_FS)",
+		"kcmp_ptr(task1->sighand, task2->sighand, KCMP_SIGHAND)",
+		"kcmp_ptr(task1->mm, task2->mm, KCMP_SIGHAND)",
+		"kcmp_ptr(task1->io_context, task2->io_context, KCMP_IO)",
+		"kcmp_ptr(task1->files, task2->files, KCMP_IO)",
+		"kcmp_ptr(task1->sysvsem.undo_list,\n\t\t\t       task2->sysvsem.undo_list,",
+		"kcmp_ptr(task1->io_context,\n\t\t\t       task2->io_context,",
+		"return kcmp_ptr(filp, filp_tgt, KCMP_FILE);",
+		"return filp ? 0 : -EBADF;",
+		"if (!ptrace_may_access(task1, PTRACE_MODE_READ_REALCREDS) ||\n\t    ",
+		"if (",
+		NULL };
+	/* the first check each wrongness fails, in the guest's order */
+	static const char *const named[] = {
+		"kcmp_vm_clone_vm_child", "kcmp_files_clone_files_child", "kcmp_files_clone_fs_child",
+		"kcmp_fs_clone_fs_child", "kcmp_fs_clone_files_child", "kcmp_sighand_clone_vm_child",
+		"kcmp_io_clone_io_child", "kcmp_io_clone_files_child",
+		"kcmp_sysvsem_clone_sysvsem_child", "kcmp_epoll_tfd_other_file",
+		"kcmp_eperm_pid1_unprivileged" };
+	char *tree = wrong_kcmp_tree(edits);
+	const char *args[] = { "--ksrc", tree, "--arch", "x86_64", "--only", VIA_EXPERT, NULL };
+	struct run r = harness_run("mutant-kernel", args);
+	char *line = cell_line(&r, "x86_64", VIA_EXPERT);
+
+	CHECK(r.status == 1);
+	/* presence is right: the observed layer agrees, only the guest's checks fail */
+	expect_cell(&r, "x86_64", VIA_EXPERT, "FAIL\tworks\tworks\tworks\tyynny\tguest: not ok ");
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		char *want = xasprintf(" %s", named[i]);
+
+		if (!line || !strstr(line, want))
+			printf("# the mutant's reason does not name %s\n", named[i]);
+		CHECK(line && strstr(line, want));
+		free(want);
+	}
+	CHECK(line && !strstr(line, "kcmp_vm_forked_child") && !strstr(line, "kcmp_file_dup"));
+	if (line)
+		printf("# %s\n", line);
+	free(line);
+	run_free(&r);
+	free(tree);
+}
+
 /* Starts the harness in the background with args, waits until wait_file (NULL: its output)
  * holds wait_for, sends it the signal sig (a name, like INT), and waits for it to end. Returns
  * its output, followed by a line "exit=N". */
@@ -1279,6 +1361,69 @@ static struct run expect_preflight_stop(const char *name, const char *const *arg
 /* The machine a new user meets: the arm64 cross compiler is there, its C library is not (it is
  * only a Recommends). The run stops before any build of any arch, naming the package, instead
  * of failing after every x86_64 kernel. */
+/* No temporary file of an atomic write (name.tmp.<pid>) under dir. */
+static int temp_files_under(const char *dir)
+{
+	const char *argv[] = { "find", dir, "-name", "*.tmp.[0-9]*", NULL };
+	int status;
+	char *out = tool_run("find-temps", argv, &status);
+	int n = out ? count(out, "\n") : 0;
+
+	free(out);
+	return n;
+}
+
+/* A real full disk: the results directory on a 1 MiB tmpfs. A one-cell run fits; a 48-cell
+ * run (about 30 KiB of config per cell) does not, and must stop with exit 2 and a line saying
+ * the disk is full, leaving the first run's results whole and no temporary file behind.
+ * Mounting needs root (as in CI); where it is not permitted the test says so and skips. */
+TEST(e2e_real_full_disk_on_a_tmpfs)
+{
+	char *mnt = xasprintf("%s/tmpfs", scratch), *json = xasprintf("%s/results/matrix.json", mnt);
+	const char *mount_argv[] = { "mount", "-t", "tmpfs", "-o", "size=1m", "kcmpm-e2e", mnt, NULL };
+	const char *umount_argv[] = { "umount", mnt, NULL };
+	char *out, *before, *after;
+	struct run first, full;
+	int status;
+
+	mkdir_p(mnt);
+	out = tool_run("mount-tmpfs", mount_argv, &status);
+	if (status != 0) {
+		char why[300];
+
+		snprintf(why, sizeof(why), "cannot mount a tmpfs here (%.200s)", out ? out : "");
+		why[strcspn(why, "\n")] = 0;
+		check_skip(why);
+		free(out);
+		free(json);
+		free(mnt);
+		return;
+	}
+	free(out);
+	first = harness_run("tmpfs/results", (const char *[]){ "--config-only", "--arch", "x86_64",
+							      "--only", OFF, NULL });
+	CHECK(first.status == 0);
+	before = read_file(json, NULL);
+	CHECK(before != NULL);
+	full = harness_run("tmpfs/results", (const char *[]){ "--config-only", "--arch", "x86_64",
+							     NULL });
+	CHECK(full.status == 2);
+	CHECK_CONTAINS(full.out, "No space left on device; free space and run again: finished "
+		       "cells are kept");
+	after = read_file(json, NULL);
+	CHECK(before && after && !strcmp(before, after));
+	CHECK(temp_files_under(mnt) == 0);
+	out = tool_run("umount-tmpfs", umount_argv, &status);
+	CHECK(status == 0);
+	free(out);
+	free(before);
+	free(after);
+	run_free(&first);
+	run_free(&full);
+	free(json);
+	free(mnt);
+}
+
 TEST(e2e_broken_arm64_compiler_stops_before_any_build)
 {
 	char *dir = scratch_copy("matrix", "matrix-no-arm64-libc"), *top = getcwd(NULL, 0);
