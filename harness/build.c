@@ -7,9 +7,11 @@
 #include "util.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum { MAX_ARGS = 16 };
@@ -247,6 +249,60 @@ static int install_config(const struct build_ctx *b, const char *config_path)
 	return rc;
 }
 
+static char *building_mark(const char *build_dir)
+{
+	return xasprintf("%s/.kcmpm-building", build_dir);
+}
+
+/* nftw has no argument for its callback: the mark's time and the count live here, for the
+ * one walk build_recover_interrupted makes at a time. */
+static struct timespec recover_since;
+static int recover_removed;
+
+static int remove_if_recent(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	(void)f;
+	if (type != FTW_F && type != FTW_SL)
+		return 0;
+	if (st->st_mtim.tv_sec > recover_since.tv_sec ||
+	    (st->st_mtim.tv_sec == recover_since.tv_sec &&
+	     st->st_mtim.tv_nsec >= recover_since.tv_nsec)) {
+		if (unlink(path))
+			return -1;
+		recover_removed++;
+	}
+	return 0;
+}
+
+int build_recover_interrupted(const char *build_dir)
+{
+	char *mark = building_mark(build_dir);
+	struct stat st;
+	int rc;
+
+	if (lstat(mark, &st)) {
+		free(mark);
+		return errno == ENOENT ? 0 : -1;
+	}
+	recover_since = st.st_mtim;
+	recover_removed = 0;
+	rc = nftw(build_dir, remove_if_recent, 32, FTW_PHYS);	/* the mark goes too */
+	free(mark);
+	return rc ? -1 : recover_removed;
+}
+
+/* build_recover_interrupted, said out loud. Returns 0, or -1 with errno set. */
+static int recover_build_dir(const struct build_ctx *b)
+{
+	int removed = build_recover_interrupted(b->build_dir);
+
+	if (removed > 0)
+		fprintf(stderr, "kcmp-matrix: the last kernel build in %s was interrupted; removed "
+			"the %d files written since it started, so Kbuild makes them again\n",
+			b->build_dir, removed);
+	return removed < 0 ? -1 : 0;
+}
+
 /* Does the config at path have loadable modules? */
 static int config_has_modules(const char *path)
 {
@@ -335,7 +391,7 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 	char *extra[6];
 	const char *argv[MAX_ARGS];
 	char *own[MAX_ARGS];
-	char *image = xasprintf("%s/%s", b->build_dir, b->arch->image);
+	char *image = xasprintf("%s/%s", b->build_dir, b->arch->image), *mark = NULL;
 	struct spawn_result res;
 	int rc = 0;
 
@@ -343,7 +399,7 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 	err[0] = 0;
 	make_args(b, argv, own, kernel_words(b, tag, config_has_modules(config_path), extra), extra);
 	unlink(log_path);
-	if (ensure_dirs(b, err, errlen) || install_config(b, config_path)) {
+	if (ensure_dirs(b, err, errlen) || recover_build_dir(b) || install_config(b, config_path)) {
 		if (!*err)
 			snprintf(err, errlen, "cannot install '%s' in '%s': %s", config_path,
 				 b->build_dir, strerror(errno));
@@ -352,12 +408,21 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 	}
 	/* A stale image from an earlier cell must never stand in for this one. */
 	unlink(image);
+	mark = building_mark(b->build_dir);
+	if (write_file_atomic(mark, tag, strlen(tag))) {
+		snprintf(err, errlen, "cannot write '%s': %s", mark, strerror(errno));
+		rc = -1;
+		goto out;
+	}
 	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log_path,
 					   .timeout = b->timeout }, &res)) {
 		make_cannot_run(b, err, errlen);
 		rc = -1;
 		goto out;
 	}
+	/* make that ended by itself deleted what it left half-made (.DELETE_ON_ERROR) */
+	if (!res.timed_out && !res.lost && res.status < 128)
+		unlink(mark);
 	out->seconds = res.seconds;
 	if (res.timed_out) {
 		out->timed_out = 1;
@@ -396,6 +461,7 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 out:
 	free_args(own);
 	free(image);
+	free(mark);
 	return rc;
 }
 

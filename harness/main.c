@@ -558,6 +558,9 @@ static int run_command(struct options *o, struct matrix *m)
 	if (run_plan(&o->run, m, &t, tools, &p, err, sizeof(err))) {
 		ri.seconds = now_seconds() - start;
 		write_partial_results(o, m, &p, &ri, o->previous ? &previous : NULL, err);
+		/* the build's own full-disk message says what to do already */
+		if (strstr(err, "No space left on device") && !strstr(err, "Free space"))
+			die("%s; free space and run again: finished cells are kept", err);
 		die("%s", err);
 	}
 	arch_tools_free(tools, m->narch);

@@ -5,8 +5,10 @@
 #include "check.h"
 #include "util.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 
 TEST(build_first_error_prefers_compiler_errors)
 {
@@ -88,4 +90,46 @@ TEST(build_resolve_all_resolves_each_and_reports_failures)
 	remove_tree(dir);
 	free(make);
 	free(b.build_dir);
+}
+
+/* Sets path's modification time to now + offset seconds. */
+static void set_mtime(const char *path, long offset)
+{
+	struct timespec now, t[2];
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	t[0] = t[1] = (struct timespec){ .tv_sec = now.tv_sec + offset, .tv_nsec = now.tv_nsec };
+	CHECK(utimensat(AT_FDCWD, path, t, AT_SYMLINK_NOFOLLOW) == 0);
+}
+
+/* A build killed mid-way left its mark: what it wrote since (a truncated object that looks up
+ * to date) is removed, what was there before it stays; without a mark nothing is touched. */
+TEST(build_recovers_from_an_interrupted_build)
+{
+	char dir[] = "/tmp/kcmpm-build-XXXXXX";
+	char *old_obj, *new_obj, *mark, *sub;
+
+	CHECK(mkdtemp(dir) != NULL);
+	sub = xasprintf("%s/kernel", dir);
+	CHECK(mkdir_p(sub) == 0);
+	old_obj = xasprintf("%s/kernel/fork.o", dir);
+	new_obj = xasprintf("%s/kernel/kcmp.o", dir);
+	mark = xasprintf("%s/.kcmpm-building", dir);
+	CHECK(write_file_atomic(old_obj, "complete", 8) == 0);
+	CHECK(write_file_atomic(new_obj, "trunc", 5) == 0);
+	CHECK(build_recover_interrupted(dir) == 0);	/* no mark: the last build ended well */
+	CHECK(path_exists(old_obj) && path_exists(new_obj));
+	CHECK(write_file_atomic(mark, "tag", 3) == 0);
+	set_mtime(old_obj, -60);
+	set_mtime(mark, -10);
+	set_mtime(new_obj, -5);
+	CHECK(build_recover_interrupted(dir) == 2);	/* kcmp.o and the mark itself */
+	CHECK(path_exists(old_obj));
+	CHECK(!path_exists(new_obj) && !path_exists(mark));
+	CHECK(build_recover_interrupted(dir) == 0);
+	remove_tree(dir);
+	free(sub);
+	free(old_obj);
+	free(new_obj);
+	free(mark);
 }
