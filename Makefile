@@ -44,7 +44,7 @@ OLD    ?=
 NEW    ?=
 SHARDS ?=
 
-.PHONY: all matrix plan cell shell diff merge test test-deps fresh-check bench fuzz deps clean clean-cache
+.PHONY: all matrix plan cell shell diff merge test test-deps fresh-check chaos bench fuzz deps clean clean-cache
 
 all: $(BUILD)/kcmp-matrix
 
@@ -109,6 +109,10 @@ test-deps: deps
 # make test's set-up from nothing, the preflight on both arches and one real cell per arch.
 fresh-check:
 	@scripts/fresh-check
+
+# Kills the harness at random moments, resumes, and checks the tables (CHAOS_RUNS, default 20).
+chaos: deps $(BUILD)/kcmp-matrix
+	@scripts/chaos
 
 clean:
 	rm -rf $(BUILD)
