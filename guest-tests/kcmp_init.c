@@ -8,10 +8,12 @@
  *
  * The prediction arrives on the kernel command line as KEY=value words, which the kernel hands
  * to init as environment variables:
- *   KCMPM_ID=<tag>         the tag the harness built into this kernel's version string
- *   KCMPM_KCMP=y|n         kcmp() is predicted to exist
- *   KCMPM_EPOLL=y|n        epoll is predicted to exist
- *   KCMPM_SYSVIPC=y|n      the base config has SYSVIPC, so KCMP_SYSVSEM can answer
+ *   KCMPM_ID=<tag>                      the tag the harness built into this kernel's version
+ *   KCMPM_EXPECT_kcmp=works|enosys      the rules' prediction for each observable
+ *   KCMPM_EXPECT_epoll=works|enosys     (matrix/rules/<variant>.rules)
+ *   KCMPM_EXPECT_epoll_tfd=...
+ *   KCMPM_CONFIG_SYSVIPC=y|n            the cell's config has SYSVIPC, so KCMP_SYSVSEM answers
+ *                                       (matrix.conf's guest-config line)
  * A missing or malformed expectation is reported as a failed test, never guessed.
  *
  * The tests, in order, are listed in kcmp_init_tests.h, which the harness reads too: every
@@ -21,6 +23,7 @@
  * Besides the KTAP results, two diagnostic lines carry facts for the harness:
  *   # kcmp-matrix kernel: <release> <version>
  *   # kcmp-matrix observed: kcmp=<works|enosys|errno-N> epoll=<...> epoll_tfd=<works|eopnotsupp|enosys|errno-N>
+ * one name=state word per observable the rules declare; the harness judges each.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -132,15 +135,16 @@ static void expect_errno(enum test_id name, struct call c, int want)
 	       c.ret, c.err, strerror(c.err), want, strerror(want));
 }
 
-static int yes_no(const char *var)
+/* 1 when the variable says yes, 0 when it says no, -1 when it is missing or says neither. */
+static int yes_no(const char *var, const char *yes, const char *no)
 {
 	const char *v = getenv(var);
 
 	if (!v)
 		return -1;
-	if (!strcmp(v, "y"))
+	if (!strcmp(v, yes))
 		return 1;
-	if (!strcmp(v, "n"))
+	if (!strcmp(v, no))
 		return 0;
 	return -1;
 }
@@ -358,7 +362,7 @@ static void test_resources(const struct expect *ex)
 		struct call c = sys_kcmp(me, other, rc->type, 0, 0);
 
 		if (rc->type == KCMP_SYSVSEM && ex->sysvipc < 0)
-			report(rc->id, 0, "KCMPM_SYSVIPC missing or malformed");
+			report(rc->id, 0, "KCMPM_CONFIG_SYSVIPC missing or malformed");
 		else if (rc->type == KCMP_SYSVSEM && !ex->sysvipc)
 			expect_errno(rc->id, c, EOPNOTSUPP);
 		else if (rc->same)
@@ -454,9 +458,9 @@ int main(void)
 {
 	struct expect ex = {
 		.id = getenv("KCMPM_ID"),
-		.kcmp = yes_no("KCMPM_KCMP"),
-		.epoll = yes_no("KCMPM_EPOLL"),
-		.sysvipc = yes_no("KCMPM_SYSVIPC"),
+		.kcmp = yes_no("KCMPM_EXPECT_kcmp", "works", "enosys"),
+		.epoll = yes_no("KCMPM_EXPECT_epoll", "works", "enosys"),
+		.sysvipc = yes_no("KCMPM_CONFIG_SYSVIPC", "y", "n"),
 	};
 	char kcmp_word[32], epoll_word[32], tfd_word[32];
 	struct epoll_tfd_calls tfd;

@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum section { NEW_FAILURE, FIXED, FLAKY, KCMP_CHANGED, BUILD_CHANGED, STATUS_CHANGED, ONLY_OLD,
+enum section { NEW_FAILURE, FIXED, FLAKY, OBSERVED_CHANGED, BUILD_CHANGED, STATUS_CHANGED, ONLY_OLD,
 	       ONLY_NEW, NSECTION };
 
 static const char *const titles[NSECTION] = {
 	[NEW_FAILURE] = "New failures", [FIXED] = "Fixed",
 	[FLAKY] = "Flaky (passed on a retry of the boot; not failures)",
-	[KCMP_CHANGED] = "kcmp() state changed",
+	[OBSERVED_CHANGED] = "Observed state changed",
 	[BUILD_CHANGED] = "Build outcome changed", [STATUS_CHANGED] = "Other status changes",
 	[ONLY_OLD] = "Only in the old run", [ONLY_NEW] = "Only in the new run",
 };
@@ -29,6 +29,24 @@ static void name_cell(struct strbuf *sb, const struct matrix *m, const struct ce
 
 	sb_printf(sb, "  %s %s %s", m->arch[c->arch].name, m->variant[c->variant].name, combo);
 	free(combo);
+}
+
+/* One line for a cell whose guest saw something else: each observable that changed. */
+static void observed_changes(const struct matrix *m, const struct cell *o, const struct cell *n,
+			     struct strbuf *sb)
+{
+	int changed = 0;
+
+	for (int i = 0; i < m->nobs; i++) {
+		if (!strcmp(or_none(o->observed[i]), or_none(n->observed[i])))
+			continue;
+		if (!changed++)
+			name_cell(sb, m, n);
+		sb_printf(sb, "%s %s=%s -> %s=%s", changed > 1 ? "," : ":", m->obs[i],
+			  or_none(o->observed[i]), m->obs[i], or_none(n->observed[i]));
+	}
+	if (changed)
+		sb_printf(sb, "\n");
 }
 
 /* Adds the lines this pair of cells (either may be NULL) contributes to each section. */
@@ -57,11 +75,7 @@ static void compare(const struct matrix *m, const struct cell *o, const struct c
 		name_cell(&out[FLAKY], m, c);
 		sb_printf(&out[FLAKY], ": PASS on a retry\n");
 	}
-	if (strcmp(or_none(o->observed_kcmp), or_none(n->observed_kcmp))) {
-		name_cell(&out[KCMP_CHANGED], m, c);
-		sb_printf(&out[KCMP_CHANGED], ": kcmp=%s -> kcmp=%s\n", or_none(o->observed_kcmp),
-			  or_none(n->observed_kcmp));
-	}
+	observed_changes(m, o, n, &out[OBSERVED_CHANGED]);
 	if (o->built != n->built) {
 		name_cell(&out[BUILD_CHANGED], m, c);
 		sb_printf(&out[BUILD_CHANGED], ": %s -> %s\n", o->built ? "built" : "no-build",
@@ -97,9 +111,9 @@ char *diff_text(const struct matrix *m, const struct plan *old, const struct pla
 		if (!report_find_cell(new_, o->variant, o->arch, o->combo))
 			compare(m, o, NULL, out);
 	}
-	sb_printf(&sb, "%d cells in both runs: %d new failures, %d fixed, %d kcmp() changes, "
+	sb_printf(&sb, "%d cells in both runs: %d new failures, %d fixed, %d observed changes, "
 		  "%d build changes\n", compared, lines(&out[NEW_FAILURE]), lines(&out[FIXED]),
-		  lines(&out[KCMP_CHANGED]), lines(&out[BUILD_CHANGED]));
+		  lines(&out[OBSERVED_CHANGED]), lines(&out[BUILD_CHANGED]));
 	if (new_failures)
 		*new_failures = lines(&out[NEW_FAILURE]);
 	for (int s = 0; s < NSECTION; s++) {

@@ -3,7 +3,7 @@
  *
  *   new failures         ended PASS or XFAIL before, do not now
  *   fixed                the other way round
- *   kcmp() changed       the guest saw a different kcmp() state
+ *   observed changed     the guest saw another state of an observable (kcmp=works -> enosys)
  *   build changed        a kernel that built no longer does, or the other way round
  *   other status changes (say FAIL -> TIMEOUT), and cells only one run has
  */

@@ -8,18 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *judge_epoll_tfd(char kcmp, char epoll)
-{
-	if (kcmp != 'y')
-		return "enosys";
-	return epoll == 'y' ? "works" : "eopnotsupp";
-}
-
-static const char *presence(char v)
-{
-	return v == 'y' ? "works" : "enosys";
-}
-
 static char *dup_or_null(const char *s)
 {
 	return s ? xstrdup(s) : NULL;
@@ -99,14 +87,25 @@ static void check_modules(const struct judge_input *in, struct cell *c)
 		}
 }
 
-static void check_observed(struct cell *c, const char *what, const char *seen, const char *want,
-			   const char *because)
+/* Each observable the rules declare: the state the guest saw must be the one the resolved
+ * config implies. */
+static void check_observed(const struct judge_input *in, struct cell *c)
 {
-	if (!strcmp(seen, want))
-		return;
-	c->status = CELL_FAIL;
-	add_reason(c, "observed: %s %s, but the resolved config implies %s (%s)", what, seen, want,
-		   because);
+	const struct rules *rules = &in->m->variant[c->variant].rules;
+
+	for (int i = 0; i < in->m->nobs; i++) {
+		const char *name = in->m->obs[i], *seen = c->observed[i];
+		const char *want = rules_observe(rules, i, c->resolved);
+
+		if (!seen) {
+			c->status = CELL_FAIL;
+			add_reason(c, "observed: the guest did not report %s", name);
+		} else if (strcmp(seen, want)) {
+			c->status = CELL_FAIL;
+			add_reason(c, "observed: %s=%s, but the resolved config implies %s=%s (rules: "
+				   "observable %s)", name, seen, name, want, name);
+		}
+	}
 }
 
 /* The guest must report the tests its list names, all of them and in order: a guest that
@@ -158,20 +157,16 @@ void judge_config_only(const struct matrix *m, struct cell *c)
 void judge_cell(const struct judge_input *in, struct cell *c)
 {
 	const struct ktap_log *log = in->log;
-	const struct rules *rules = &in->m->variant[c->variant].rules;
 	const struct ktap_test *bad;
-	char kcmp, epoll;
 
 	c->reason[0] = 0;
 	c->status = CELL_PASS;
 	if (log) {	/* a boot judged again (a retry) replaces what the last one saw */
-		free(c->observed_kcmp);
-		free(c->observed_epoll);
-		free(c->observed_epoll_tfd);
+		for (int i = 0; i < in->m->nobs; i++) {
+			free(c->observed[i]);
+			c->observed[i] = dup_or_null(ktap_observed(log, in->m->obs[i]));
+		}
 		free(c->booted);
-		c->observed_kcmp = dup_or_null(log->observed_kcmp);
-		c->observed_epoll = dup_or_null(log->observed_epoll);
-		c->observed_epoll_tfd = dup_or_null(log->observed_epoll_tfd);
 		c->booted = dup_or_null(log->kernel);
 	}
 	if (set_early_failure(in, c)) {
@@ -195,11 +190,7 @@ void judge_cell(const struct judge_input *in, struct cell *c)
 	}
 	check_config_layer(in, c);
 	check_modules(in, c);
-	rules_behaviour(rules, c->resolved, &kcmp, &epoll);
-	check_observed(c, "kcmp()", log->observed_kcmp, presence(kcmp), "syscall kcmp rule");
-	check_observed(c, "epoll", log->observed_epoll, presence(epoll), "syscall epoll rule");
-	check_observed(c, "KCMP_EPOLL_TFD", log->observed_epoll_tfd, judge_epoll_tfd(kcmp, epoll),
-		       "kernel/kcmp.c");
+	check_observed(in, c);
 	check_plan(in, c);
 	bad = ktap_first_failure(log);
 	if (bad) {

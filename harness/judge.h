@@ -4,7 +4,7 @@
  *   resolved   the final .config          observed   what the guest saw
  *
  * PASS needs: the right kernel booted, predicted == resolved for every symbol, observed ==
- * what the resolved config implies (through the rules' syscall lines; a symbol resolved to m
+ * what the resolved config implies (for each of the rules' observables; a symbol resolved to m
  * needs a module the build made, c->modules), the guest's listed tests reported by count and
  * name (its own plan line is not enough), and every one ok; a FAIL names each failed test.
  * Otherwise FAIL, with every diverging layer named in the reason. A build, boot or timeout
@@ -38,8 +38,5 @@ void judge_cell(const struct judge_input *in, struct cell *c);
 /* A config-only run's verdict (nothing built or booted): CONFIG_OK when the rules' prediction
  * and the resolved config agree, else FAIL naming each symbol. */
 void judge_config_only(const struct matrix *m, struct cell *c);
-
-/* The epoll_tfd answer that kcmp and epoll values imply: works, eopnotsupp or enosys. */
-const char *judge_epoll_tfd(char kcmp, char epoll);
 
 #endif

@@ -45,12 +45,13 @@ static void parse_observed(struct ktap_log *log, const char *s)
 		if (!eq)
 			continue;
 		*eq = 0;
-		if (!strcmp(w, "kcmp"))
-			slot = &log->observed_kcmp;
-		else if (!strcmp(w, "epoll"))
-			slot = &log->observed_epoll;
-		else if (!strcmp(w, "epoll_tfd"))
-			slot = &log->observed_epoll_tfd;
+		for (int i = 0; i < log->nobserved && !slot; i++)
+			if (!strcmp(log->observed_name[i], w))
+				slot = &log->observed_state[i];	/* a repeat: the last one counts */
+		if (!slot && log->nobserved < KTAP_MAX_OBSERVED) {
+			log->observed_name[log->nobserved] = xstrdup(w);
+			slot = &log->observed_state[log->nobserved++];
+		}
 		if (slot) {
 			free(*slot);
 			*slot = xstrdup(eq + 1);
@@ -164,9 +165,10 @@ void ktap_free(struct ktap_log *log)
 	free(log->test);
 	free(log->kernel);
 	free(log->banner);
-	free(log->observed_kcmp);
-	free(log->observed_epoll);
-	free(log->observed_epoll_tfd);
+	for (int i = 0; i < log->nobserved; i++) {
+		free(log->observed_name[i]);
+		free(log->observed_state[i]);
+	}
 	free(log->crash);
 	*log = (struct ktap_log){ .plan = -1 };
 }
@@ -184,13 +186,21 @@ const char *ktap_problem(const struct ktap_log *log, char *buf, size_t len)
 		snprintf(buf, len, "KTAP plan 1..%d but %d results", log->plan, log->ntest);
 	else if (log->out_of_order)
 		snprintf(buf, len, "KTAP results out of order");
-	else if (!log->observed_kcmp || !log->observed_epoll || !log->observed_epoll_tfd)
+	else if (log->nobserved == 0)
 		snprintf(buf, len, "the guest did not report what it observed");
 	else if (!log->powered_off)
 		snprintf(buf, len, "the guest did not finish (no power-off line)");
 	else
 		return NULL;
 	return buf;
+}
+
+const char *ktap_observed(const struct ktap_log *log, const char *name)
+{
+	for (int i = 0; i < log->nobserved; i++)
+		if (!strcmp(log->observed_name[i], name))
+			return log->observed_state[i];
+	return NULL;
 }
 
 const struct ktap_test *ktap_first_failure(const struct ktap_log *log)

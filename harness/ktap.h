@@ -8,7 +8,7 @@
  *   "ok N name [# SKIP why]", "not ok N name [# directive]"
  *   "# text" after a "not ok"              that test's diagnostic (the first one)
  *   "# kcmp-matrix kernel: REL VERSION"    which kernel the guest booted
- *   "# kcmp-matrix observed: k=v ..."      what the guest saw (kcmp, epoll, epoll_tfd)
+ *   "# kcmp-matrix observed: k=v ..."      what the guest saw: a state per observable name
  *   "# kcmp-matrix: powering off"          the guest finished
  *   "Linux version ..."                    the kernel's banner
  *   a panic, oops or BUG line              the first one is kept
@@ -18,6 +18,8 @@
 #define KCMPM_KTAP_H
 
 #include <stddef.h>
+
+enum { KTAP_MAX_OBSERVED = 16 };
 
 struct ktap_test {
 	int number;
@@ -35,7 +37,9 @@ struct ktap_log {
 	int out_of_order;	/* a result number was not the next one */
 	char *kernel;		/* from "# kcmp-matrix kernel:" */
 	char *banner;		/* the "Linux version" line */
-	char *observed_kcmp, *observed_epoll, *observed_epoll_tfd;
+	int nobserved;		/* the "observed" line's name=state words, in its order */
+	char *observed_name[KTAP_MAX_OBSERVED];
+	char *observed_state[KTAP_MAX_OBSERVED];
 	char *crash;		/* first panic/oops/BUG line */
 	int powered_off;
 };
@@ -46,6 +50,9 @@ void ktap_free(struct ktap_log *log);
 
 /* Why the log is not a complete, well-formed KTAP run (writes into buf), or NULL if it is. */
 const char *ktap_problem(const struct ktap_log *log, char *buf, size_t len);
+
+/* The state the guest reported for an observable, or NULL when it did not. */
+const char *ktap_observed(const struct ktap_log *log, const char *name);
 
 /* The first failed test, or NULL. */
 const struct ktap_test *ktap_first_failure(const struct ktap_log *log);

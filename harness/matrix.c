@@ -117,9 +117,18 @@ static int load_matrix_conf(const char *path, struct matrix *m, char ***arches, 
 		} else if (!strcmp(kw, "build-order")) {
 			if (build_order(m, l, path, err, errlen))
 				goto fail;
+		} else if (!strcmp(kw, "guest-config")) {
+			if (l->nword - 1 > MAX_GUEST_CONFIG) {
+				snprintf(err, errlen, "%s:%d: at most %d guest-config symbols", path,
+					 l->lineno, MAX_GUEST_CONFIG);
+				goto fail;
+			}
+			free_vec(m->guest_config);
+			m->guest_config = words_from(l, 1);
 		} else {
 			snprintf(err, errlen, "%s:%d: unknown key '%s' (expected tree, symbols, "
-				 "arches, variants, base or build-order)", path, l->lineno, kw);
+				 "arches, variants, base, build-order or guest-config)", path,
+				 l->lineno, kw);
 			goto fail;
 		}
 	}
@@ -323,6 +332,30 @@ static int load_xfail(struct matrix *m, struct variant *v, char *err, size_t err
 	return 0;
 }
 
+/* Every variant observes the same things: the reports have one column per observable, and the
+ * behaviour diff compares variants by them. */
+static int same_observables(struct matrix *m, char *err, size_t errlen)
+{
+	const struct rules *first = &m->variant[0].rules;
+
+	for (int v = 1; v < m->nvariant; v++) {
+		const struct rules *r = &m->variant[v].rules;
+		int same = r->nobs == first->nobs;
+
+		for (int i = 0; same && i < r->nobs; i++)
+			same = !strcmp(r->obs[i].name, first->obs[i].name);
+		if (!same) {
+			snprintf(err, errlen, "%s: its observables differ from %s's; every variant "
+				 "must declare the same ones, in the same order", r->path, first->path);
+			return -1;
+		}
+	}
+	m->nobs = first->nobs;
+	for (int i = 0; i < m->nobs; i++)
+		m->obs[i] = first->obs[i].name;
+	return 0;
+}
+
 int matrix_load(const char *dir, const char *patch_root, struct matrix *m, char *err,
 		size_t errlen)
 {
@@ -358,8 +391,12 @@ int matrix_load(const char *dir, const char *patch_root, struct matrix *m, char 
 		if (load_xfail(m, var, err, errlen))
 			goto out;
 	}
+	if (same_observables(m, err, errlen))
+		goto out;
 	if (!m->base)
 		m->base = xcalloc(1, sizeof(*m->base));
+	if (!m->guest_config)
+		m->guest_config = xcalloc(1, sizeof(*m->guest_config));
 	rc = 0;
 out:
 	free(path);
@@ -408,6 +445,7 @@ void matrix_free(struct matrix *m)
 	}
 	free(m->variant);
 	free_vec(m->base);
+	free_vec(m->guest_config);
 	*m = (struct matrix){ 0 };
 }
 
@@ -495,6 +533,14 @@ int matrix_variant_index(const struct matrix *m, const char *name)
 {
 	for (int i = 0; i < m->nvariant; i++)
 		if (!strcmp(m->variant[i].name, name))
+			return i;
+	return -1;
+}
+
+int matrix_observable_index(const struct matrix *m, const char *name)
+{
+	for (int i = 0; i < m->nobs; i++)
+		if (!strcmp(m->obs[i], name))
 			return i;
 	return -1;
 }

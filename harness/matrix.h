@@ -15,6 +15,8 @@
 
 #include <stddef.h>
 
+enum { MAX_GUEST_CONFIG = 8 };
+
 struct arch {
 	char *name;
 	char *kernel_arch;	/* ARCH= */
@@ -75,6 +77,12 @@ struct matrix {
 	int build_order[MAX_SYMBOLS];	/* symbol indices, slowest-changing first */
 	int nneed;
 	struct host_need *need;		/* host.conf, in file order */
+	int nobs;
+	const char *obs[MAX_OBSERVABLES];	/* what the guest observes, as every variant's rules
+						 * declare it (the same names in the same order);
+						 * obs[0] is the headline */
+	char **guest_config;		/* symbols whose value each guest is told (matrix.conf's
+					 * guest-config line), NULL-terminated */
 };
 
 /* Loads matrix.conf, arches.conf, host.conf and every variant's rules from dir, and each variant's xfail
@@ -90,6 +98,7 @@ char *matrix_arch_packages(const struct arch *a);
 int matrix_arch_index(const struct matrix *m, const char *name);
 int matrix_variant_index(const struct matrix *m, const char *name);
 int matrix_symbol_index(const struct matrix *m, const char *name);
+int matrix_observable_index(const struct matrix *m, const char *name);
 
 /* Parses a pattern; what names it in errors. Returns -1 with "what: bad term ..." in err. */
 int matrix_parse_pattern(const struct matrix *m, const char *text, const char *what,

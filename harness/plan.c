@@ -159,9 +159,8 @@ void plan_free(struct plan *p)
 	for (int i = 0; i < p->ncell; i++) {
 		struct cell *c = &p->cell[i];
 
-		free(c->observed_kcmp);
-		free(c->observed_epoll);
-		free(c->observed_epoll_tfd);
+		for (int k = 0; k < MAX_OBSERVABLES; k++)
+			free(c->observed[k]);
 		free(c->booted);
 		free(c->modules);
 		free(c->dir);

@@ -43,9 +43,8 @@ struct cell {
 	char *modules;			/* the modules its build made, "a.ko b.ko"; NULL: none or
 					 * unknown */
 	int kernel_cached, boot_cached;	/* reused from the cache, not redone in this run */
-	char *observed_kcmp;		/* from the guest, NULL if it never said */
-	char *observed_epoll;
-	char *observed_epoll_tfd;
+	char *observed[MAX_OBSERVABLES]; /* the guest's state of each of the matrix's observables
+					  * (m->obs), NULL where it never said */
 	char *booted;			/* the kernel the guest reported */
 	enum cell_status status;
 	char reason[1024];

@@ -18,13 +18,40 @@ const struct cell *report_find_cell(const struct plan *p, int v, int a, unsigned
 static void cell_text(struct strbuf *sb, const struct matrix *m, const struct cell *c)
 {
 	sb_printf(sb, "%s", cell_status_name(c->status));
-	if (c->observed_kcmp)
-		sb_printf(sb, " kcmp=%s", c->observed_kcmp);
+	if (c->observed[0])
+		sb_printf(sb, " %s=%s", m->obs[0], c->observed[0]);
 	for (int s = 0; s < m->nsym; s++)
 		if (c->resolved[s] && c->resolved[s] != c->requested[s])
 			sb_printf(sb, " %s→%c", m->sym[s], c->resolved[s]);
 	if (c->flaky)
 		sb_printf(sb, " FLAKY");
+}
+
+int report_common_mark(const struct matrix *m, const struct plan *p, int *sym, char *from,
+		       char *to)
+{
+	static const char values[] = "nmy";
+	int count[MAX_SYMBOLS][3][3] = { { { 0 } } }, best = 0;
+
+	for (int i = 0; i < p->ncell; i++)
+		for (int s = 0; s < m->nsym; s++) {
+			const struct cell *c = &p->cell[i];
+			const char *a = strchr(values, c->requested[s]);
+			const char *b = c->resolved[s] ? strchr(values, c->resolved[s]) : NULL;
+
+			if (a && b && a != b)
+				count[s][a - values][b - values]++;
+		}
+	for (int s = 0; s < m->nsym; s++)
+		for (int a = 0; a < 3; a++)
+			for (int b = 0; b < 3; b++)
+				if (count[s][a][b] > best) {
+					best = count[s][a][b];
+					*sym = s;
+					*from = values[a];
+					*to = values[b];
+				}
+	return best > 0;
 }
 
 int report_columns(const struct matrix *m, const struct plan *p, int *col_v, int *col_a)
@@ -42,17 +69,17 @@ int report_columns(const struct matrix *m, const struct plan *p, int *col_v, int
 	return n;
 }
 
-/* What a cell shows a user: its kcmp() state when it booted, else that it did not build or
- * boot. */
+/* What a cell shows a user: its headline observable's state when it booted, else that it did
+ * not build or boot. */
 static const char *outcome(const struct cell *c)
 {
 	if (!c->built)
 		return "no-build";
-	return c->observed_kcmp ? c->observed_kcmp : "no-result";
+	return c->observed[0] ? c->observed[0] : "no-result";
 }
 
-/* Rows where the variants disagree, per arch: in kcmp() state or in whether the kernel built.
- * This is what a patch changed for users. */
+/* Rows where the variants disagree, per arch: in the headline observable or in whether the
+ * kernel built. This is what a patch changed for users. */
 static void behaviour_diff(struct strbuf *sb, const struct matrix *m, const struct plan *p)
 {
 	int nvar = 0, rows = 0;
@@ -65,7 +92,7 @@ static void behaviour_diff(struct strbuf *sb, const struct matrix *m, const stru
 			}
 	if (nvar < 2)
 		return;
-	sb_printf(sb, "\nBehaviour diff between variants (kcmp() state, or no-build):\n");
+	sb_printf(sb, "\nBehaviour diff between variants (%s state, or no-build):\n", m->obs[0]);
 	for (int a = 0; a < m->narch; a++)
 		for (int r = 0; r < p->ncombo; r++) {
 			const struct cell *first = NULL;
@@ -105,7 +132,8 @@ char *report_table(const struct matrix *m, const struct plan *p)
 	int col_v[m->nvariant * m->narch], col_a[m->nvariant * m->narch];
 	int ncol = report_columns(m, p, col_v, col_a);
 	struct strbuf sb = { 0 };
-	char *counts;
+	char *counts, from, to;
+	int mark;
 
 	sb_printf(&sb, "|");
 	for (int s = 0; s < m->nsym; s++)
@@ -133,7 +161,9 @@ char *report_table(const struct matrix *m, const struct plan *p)
 		}
 		sb_printf(&sb, "\n");
 	}
-	sb_printf(&sb, "\nA mark like KCMP→y: the cell requested KCMP=n and Kconfig resolved it to y.\n");
+	if (report_common_mark(m, p, &mark, &from, &to))
+		sb_printf(&sb, "\nA mark like %s→%c: the cell requested %s=%c and Kconfig resolved it "
+			  "to %c.\n", m->sym[mark], to, m->sym[mark], from, to);
 	behaviour_diff(&sb, m, p);
 	for (int i = 0; i < p->ncell; i++) {
 		const struct cell *c = &p->cell[i];
@@ -246,7 +276,6 @@ static void json_words(struct strbuf *sb, const char *words)
 
 static void json_cell(struct strbuf *sb, const struct matrix *m, const struct cell *c)
 {
-	char kcmp[2] = { c->predicted.kcmp, 0 }, epoll[2] = { c->predicted.epoll, 0 };
 	char *combo = plan_combo_name(m, c->combo), *dir = plan_cell_path(m, c);
 
 	sb_printf(sb, "    {");
@@ -257,18 +286,17 @@ static void json_cell(struct strbuf *sb, const struct matrix *m, const struct ce
 	json_values(sb, m, c->requested);
 	sb_printf(sb, ", \"predicted\": ");
 	json_values(sb, m, c->predicted.value);
-	sb_printf(sb, ", \"predicted_syscalls\": {");
-	json_field(sb, "kcmp", kcmp[0] == 'y' ? "works" : "enosys", 0);
-	json_field(sb, "epoll", epoll[0] == 'y' ? "works" : "enosys", 1);
+	sb_printf(sb, ", \"predicted_observed\": {");
+	for (int i = 0; i < m->nobs; i++)
+		json_field(sb, m->obs[i], c->predicted.observe[i], i == m->nobs - 1);
 	sb_printf(sb, "}, \"explain\": {");
 	for (int s = 0; s < m->nsym; s++)
 		json_field(sb, m->sym[s], c->predicted.why[s], s == m->nsym - 1);
 	sb_printf(sb, "}, \"resolved\": ");
 	json_values(sb, m, c->resolved);
 	sb_printf(sb, ", \"observed\": {");
-	json_field(sb, "kcmp", c->observed_kcmp, 0);
-	json_field(sb, "epoll", c->observed_epoll, 0);
-	json_field(sb, "epoll_tfd", c->observed_epoll_tfd, 1);
+	for (int i = 0; i < m->nobs; i++)
+		json_field(sb, m->obs[i], c->observed[i], i == m->nobs - 1);
 	sb_printf(sb, "}, ");
 	json_field(sb, "config_tag", c->config_tag[0] ? c->config_tag : NULL, 0);
 	json_field(sb, "booted", c->booted, 0);
@@ -340,8 +368,10 @@ char *report_tsv(const struct matrix *m, const struct plan *p)
 {
 	struct strbuf sb = { 0 };
 
-	sb_printf(&sb, "arch\tvariant\tcombination\tstatus\tkcmp\tepoll\tepoll_tfd\tresolved\treason\t"
-		  "kernel\n");
+	sb_printf(&sb, "arch\tvariant\tcombination\tstatus");
+	for (int i = 0; i < m->nobs; i++)
+		sb_printf(&sb, "\t%s", m->obs[i]);
+	sb_printf(&sb, "\tresolved\treason\tkernel\n");
 	for (int i = 0; i < p->ncell; i++) {
 		const struct cell *c = &p->cell[i];
 		char *combo = plan_combo_name(m, c->combo);
@@ -354,9 +384,8 @@ char *report_tsv(const struct matrix *m, const struct plan *p)
 		tsv_value(&sb, m->variant[c->variant].name);
 		tsv_value(&sb, combo);
 		tsv_value(&sb, cell_status_name(c->status));
-		tsv_value(&sb, c->observed_kcmp);
-		tsv_value(&sb, c->observed_epoll);
-		tsv_value(&sb, c->observed_epoll_tfd);
+		for (int k = 0; k < m->nobs; k++)
+			tsv_value(&sb, c->observed[k]);
 		tsv_value(&sb, resolved);
 		tsv_value(&sb, c->reason);
 		tsv_value(&sb, c->config_tag);

@@ -43,6 +43,11 @@ char *report_counts(const struct plan *p);
  * and col_a need room for nvariant * narch entries. Returns how many. */
 int report_columns(const struct matrix *m, const struct plan *p, int *col_v, int *col_a);
 /* The cell of the plan for (variant v, arch a, combination combo), or NULL. */
+/* The example for the legend of the table's marks: the mark most cells carry (symbol index,
+ * requested and resolved value). Returns 0 when no cell has a mark. */
+int report_common_mark(const struct matrix *m, const struct plan *p, int *sym, char *from,
+		       char *to);
+
 const struct cell *report_find_cell(const struct plan *p, int v, int a, unsigned combo);
 
 /* Appends s with &, <, >, " and ' escaped, for XML and HTML text and attributes; control

@@ -31,9 +31,11 @@ static const struct {
 	{ CELL_PENDING, "#ffffff", "not run" },
 };
 
-static void head(struct strbuf *sb, const struct plan *p, const struct run_info *ri)
+static void head(struct strbuf *sb, const struct matrix *m, const struct plan *p,
+		 const struct run_info *ri)
 {
-	char *counts = report_counts(p);
+	char *counts = report_counts(p), from, to;
+	int mark;
 
 	sb_printf(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		  "<title>kcmp-matrix: %d cells: %s</title>\n<style>\n"
@@ -67,9 +69,12 @@ static void head(struct strbuf *sb, const struct plan *p, const struct run_info 
 		sb_printf(sb, "<tr><td class=\"s-%s\">%s</td><td>%s</td></tr>\n",
 			  cell_status_name(legend[i].status), cell_status_name(legend[i].status),
 			  legend[i].meaning);
-	sb_printf(sb, "</table>\n<p>A mark like <span class=\"mark\">KCMP→y</span>: the cell "
-		  "requested KCMP=n and Kconfig resolved it to y. Each cell's <i>why</i> gives the "
-		  "rules' reasoning for every symbol.</p>\n");
+	sb_printf(sb, "</table>\n<p>");
+	if (report_common_mark(m, p, &mark, &from, &to))
+		sb_printf(sb, "A mark like <span class=\"mark\">%s→%c</span>: the cell requested "
+			  "%s=%c and Kconfig resolved it to %c. ", m->sym[mark], to, m->sym[mark],
+			  from, to);
+	sb_printf(sb, "Each cell's <i>why</i> gives the rules' reasoning for every symbol.</p>\n");
 	free(counts);
 }
 
@@ -90,8 +95,8 @@ static void grid_cell(struct strbuf *sb, const struct matrix *m, const struct ce
 	sb_printf(sb, "\" title=\"");
 	report_xml_text(sb, c->reason[0] ? c->reason : status);
 	sb_printf(sb, "\"><b>%s</b>", status);
-	if (c->observed_kcmp)
-		sb_printf(sb, " kcmp=%s", c->observed_kcmp);
+	if (c->observed[0])
+		sb_printf(sb, " %s=%s", m->obs[0], c->observed[0]);
 	for (int s = 0; s < m->nsym; s++)
 		if (c->resolved[s] && c->resolved[s] != c->requested[s])
 			sb_printf(sb, " <span class=\"mark\">%s→%c</span>", m->sym[s], c->resolved[s]);
@@ -176,7 +181,7 @@ char *report_html(const struct matrix *m, const struct plan *p, const struct run
 {
 	struct strbuf sb = { 0 };
 
-	head(&sb, p, ri);
+	head(&sb, m, p, ri);
 	if (changes) {
 		sb_printf(&sb, "<h2>Changes since the previous run</h2>\n<pre id=\"changes\">");
 		report_xml_text(&sb, changes);

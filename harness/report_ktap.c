@@ -55,7 +55,7 @@ char *report_ktap(const struct matrix *m, const struct plan *p, const struct run
 		if (d)
 			sb_printf(&sb, "%s ", d);
 		if (c->status == CELL_PASS)
-			sb_printf(&sb, "kcmp=%s%s", c->observed_kcmp ? c->observed_kcmp : "?",
+			sb_printf(&sb, "%s=%s%s", m->obs[0], c->observed[0] ? c->observed[0] : "?",
 				  c->flaky ? " flaky: passed on a retry of its boot" : "");
 		else
 			sb_printf(&sb, "%s: ", cell_status_name(c->status));

@@ -67,7 +67,9 @@ static int read_cell(const struct matrix *m, const struct json *j, struct cell *
 {
 	const char *arch = json_get_string(j, "arch"), *variant = json_get_string(j, "variant");
 	const char *status = json_get_string(j, "status");
-	const struct json *syscalls = json_get(j, "predicted_syscalls"), *obs = json_get(j, "observed");
+	const struct json *obs = json_get(j, "observed");
+	const struct json *predicted_obs = json_get(j, "predicted_observed") ?
+		json_get(j, "predicted_observed") : json_get(j, "predicted_syscalls");
 	const struct json *explain = json_get(j, "explain");
 	int st = cell_status_from_name(status);
 
@@ -90,13 +92,13 @@ static int read_cell(const struct matrix *m, const struct json *j, struct cell *
 			 json_get_string(explain, m->sym[s]) ? json_get_string(explain, m->sym[s]) : "");
 	read_values(m, json_get(j, "predicted"), c->predicted.value);
 	read_values(m, json_get(j, "resolved"), c->resolved);
-	c->predicted.kcmp = json_get_string(syscalls, "kcmp") &&
-			    !strcmp(json_get_string(syscalls, "kcmp"), "works") ? 'y' : 'n';
-	c->predicted.epoll = json_get_string(syscalls, "epoll") &&
-			     !strcmp(json_get_string(syscalls, "epoll"), "works") ? 'y' : 'n';
-	c->observed_kcmp = dup_or_null(json_get_string(obs, "kcmp"));
-	c->observed_epoll = dup_or_null(json_get_string(obs, "epoll"));
-	c->observed_epoll_tfd = dup_or_null(json_get_string(obs, "epoll_tfd"));
+	for (int i = 0; i < m->nobs; i++) {
+		const char *want = json_get_string(predicted_obs, m->obs[i]);
+
+		snprintf(c->predicted.observe[i], sizeof(c->predicted.observe[i]), "%s",
+			 want ? want : "");
+		c->observed[i] = dup_or_null(json_get_string(obs, m->obs[i]));
+	}
 	c->booted = dup_or_null(json_get_string(j, "booted"));
 	snprintf(c->config_tag, sizeof(c->config_tag), "%s",
 		 json_get_string(j, "config_tag") ? json_get_string(j, "config_tag") : "");

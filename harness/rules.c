@@ -262,29 +262,89 @@ static int parse_attribute(struct rules *r, struct rule_symbol *s, const struct 
 	return ok ? 0 : -1;
 }
 
-static int parse_syscall(struct rules *r, const struct conf_line *l, const char *where, char *err,
-			 size_t errlen)
+/* A word that may name an observable or a state: it becomes a JSON key, a TSV column and a
+ * kernel command line value. */
+static int plain_word(const char *w)
 {
-	struct expr **slot = NULL;
+	if (!*w || strlen(w) >= MAX_STATE)
+		return 0;
+	for (; *w; w++)
+		if (!(islower((unsigned char)*w) || isdigit((unsigned char)*w) || *w == '_'))
+			return 0;
+	return 1;
+}
 
-	if (l->nword >= 3 && !strcmp(l->word[1], "kcmp"))
-		slot = &r->kcmp;
-	else if (l->nword >= 3 && !strcmp(l->word[1], "epoll"))
-		slot = &r->epoll;
-	if (!slot) {
-		snprintf(err, errlen, "%s: expected 'syscall kcmp EXPR' or 'syscall epoll EXPR'",
-			 where);
+static int parse_observable(struct rules *r, const struct conf_line *l, const char *where,
+			    char *err, size_t errlen)
+{
+	if (l->nword != 2 || !plain_word(l->word[1])) {
+		snprintf(err, errlen, "%s: expected 'observable NAME' (NAME in lower case letters, "
+			 "digits and _)", where);
 		return -1;
 	}
-	expr_free(*slot);
-	*slot = parse_expr(r, conf_rest(l, 2), where, err, errlen);
-	return *slot ? 0 : -1;
+	for (int i = 0; i < r->nobs; i++)
+		if (!strcmp(r->obs[i].name, l->word[1])) {
+			snprintf(err, errlen, "%s: second 'observable %s' block", where, l->word[1]);
+			return -1;
+		}
+	if (r->nobs == MAX_OBSERVABLES) {
+		snprintf(err, errlen, "%s: more than %d observables", where, MAX_OBSERVABLES);
+		return -1;
+	}
+	r->obs[r->nobs++] = (struct rule_observable){ .name = xstrdup(l->word[1]) };
+	return 0;
+}
+
+/* "STATE when EXPR", or the last line's "STATE". */
+static int parse_state(struct rules *r, struct rule_observable *o, const struct conf_line *l,
+		       const char *where, char *err, size_t errlen)
+{
+	struct rule_state st = { 0 };
+
+	if (o->nstate && !o->states[o->nstate - 1].when) {
+		snprintf(err, errlen, "%s: a line after '%s', the state without 'when' that ends "
+			 "observable %s", where, o->states[o->nstate - 1].state, o->name);
+		return -1;
+	}
+	if (!plain_word(l->word[0]) || (l->nword > 1 && (l->nword < 3 ||
+							 strcmp(l->word[1], "when")))) {
+		snprintf(err, errlen, "%s: expected 'STATE when EXPR' or a last 'STATE' (STATE in "
+			 "lower case letters, digits and _)", where);
+		return -1;
+	}
+	if (l->nword > 1 && !(st.when = parse_expr(r, conf_rest(l, 2), where, err, errlen)))
+		return -1;
+	st.state = xstrdup(l->word[0]);
+	o->states = xrealloc(o->states, sizeof(*o->states) * (size_t)(o->nstate + 1));
+	o->states[o->nstate++] = st;
+	return 0;
+}
+
+/* Every observable ends with its state otherwise, and there is at least one. */
+static int check_observables(const struct rules *r, char *err, size_t errlen)
+{
+	if (r->nobs == 0) {
+		snprintf(err, errlen, "%s: no 'observable NAME' block; the rules must say what the "
+			 "guest observes", r->path);
+		return -1;
+	}
+	for (int i = 0; i < r->nobs; i++) {
+		const struct rule_observable *o = &r->obs[i];
+
+		if (!o->nstate || o->states[o->nstate - 1].when) {
+			snprintf(err, errlen, "%s: observable %s does not end with a state without "
+				 "'when' (the state otherwise)", r->path, o->name);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 int rules_parse(const char *path, const char *text, int nsym, const char *const *names,
 		struct rules *r, char *err, size_t errlen)
 {
 	struct rule_symbol *cur = NULL;
+	struct rule_observable *cur_obs = NULL;
 	struct conf_file cf;
 	int rc = 0;
 
@@ -300,13 +360,20 @@ int rules_parse(const char *path, const char *text, int nsym, const char *const 
 
 		snprintf(where, sizeof(where), "%s:%d", path, l->lineno);
 		if (l->indented) {
-			if (!cur) {
-				snprintf(err, errlen, "%s: indented line outside a 'config' block", where);
+			if (cur_obs) {
+				rc = parse_state(r, cur_obs, l, where, err, errlen);
+			} else if (!cur) {
+				snprintf(err, errlen, "%s: indented line outside a 'config' or "
+					 "'observable' block", where);
 				rc = -1;
 			} else {
 				rc = parse_attribute(r, cur, l, where, err, errlen);
 			}
-		} else if (!strcmp(l->word[0], "config") && l->nword == 2) {
+			continue;
+		}
+		cur = NULL;
+		cur_obs = NULL;
+		if (!strcmp(l->word[0], "config") && l->nword == 2) {
 			if ((s = symbol_index(r, l->word[1])) < 0) {
 				snprintf(err, errlen, "%s: unknown symbol '%s' (not in matrix/matrix.conf's "
 					 "symbols)", where, l->word[1]);
@@ -318,12 +385,13 @@ int rules_parse(const char *path, const char *text, int nsym, const char *const 
 				cur = &r->sym[s];
 				cur->defined = 1;
 			}
-		} else if (!strcmp(l->word[0], "syscall")) {
-			cur = NULL;
-			rc = parse_syscall(r, l, where, err, errlen);
+		} else if (!strcmp(l->word[0], "observable")) {
+			rc = parse_observable(r, l, where, err, errlen);
+			if (rc == 0)
+				cur_obs = &r->obs[r->nobs - 1];
 		} else {
 			snprintf(err, errlen, "%s: unknown line '%s' (expected 'config SYMBOL' or "
-				 "'syscall kcmp|epoll EXPR')", where, conf_rest(l, 0));
+				 "'observable NAME')", where, conf_rest(l, 0));
 			rc = -1;
 		}
 	}
@@ -333,11 +401,8 @@ int rules_parse(const char *path, const char *text, int nsym, const char *const 
 				 "(write 'absent' in it if the tree lacks the symbol)", path, names[s]);
 			rc = -1;
 		}
-	if (rc == 0 && (!r->kcmp || !r->epoll)) {
-		snprintf(err, errlen, "%s: missing 'syscall %s EXPR' line", path,
-			 r->kcmp ? "epoll" : "kcmp");
-		rc = -1;
-	}
+	if (rc == 0)
+		rc = check_observables(r, err, errlen);
 	conf_free(&cf);
 	if (rc)
 		rules_free(r);
@@ -373,8 +438,14 @@ void rules_free(struct rules *r)
 		free(s->defaults);
 		free(s->selects);
 	}
-	expr_free(r->kcmp);
-	expr_free(r->epoll);
+	for (int i = 0; i < r->nobs; i++) {
+		for (int j = 0; j < r->obs[i].nstate; j++) {
+			free(r->obs[i].states[j].state);
+			expr_free(r->obs[i].states[j].when);
+		}
+		free(r->obs[i].states);
+		free(r->obs[i].name);
+	}
 	free(r->path);
 	*r = (struct rules){ 0 };
 }
@@ -505,6 +576,15 @@ static char sym_value(struct eval *ev, int s)
 	return ev->p->value[s];
 }
 
+/* The first state whose condition is y; the last line's otherwise. */
+static const char *observe(struct eval *ev, const struct rule_observable *o)
+{
+	for (int i = 0; i < o->nstate; i++)
+		if (!o->states[i].when || expr_level(ev, o->states[i].when) == 2)
+			return o->states[i].state;
+	return o->states[o->nstate - 1].state;
+}
+
 int rules_predict(const struct rules *r, const char *requested, struct prediction *p, char *err,
 		  size_t errlen)
 {
@@ -518,12 +598,12 @@ int rules_predict(const struct rules *r, const char *requested, struct predictio
 			 r->path);
 		return -1;
 	}
-	p->kcmp = expr_level(&ev, r->kcmp) == 2 ? 'y' : 'n';
-	p->epoll = expr_level(&ev, r->epoll) == 2 ? 'y' : 'n';
+	for (int i = 0; i < r->nobs; i++)
+		snprintf(p->observe[i], sizeof(p->observe[i]), "%s", observe(&ev, &r->obs[i]));
 	return 0;
 }
 
-void rules_behaviour(const struct rules *r, const char *values, char *kcmp, char *epoll)
+const char *rules_observe(const struct rules *r, int i, const char *values)
 {
 	struct prediction p = { 0 };
 	struct eval ev = { .r = r, .p = &p };
@@ -533,6 +613,5 @@ void rules_behaviour(const struct rules *r, const char *values, char *kcmp, char
 		p.value[s] = values[s];
 		ev.state[s] = 2;
 	}
-	*kcmp = expr_level(&ev, r->kcmp) == 2 ? 'y' : 'n';
-	*epoll = expr_level(&ev, r->epoll) == 2 ? 'y' : 'n';
+	return observe(&ev, &r->obs[i]);
 }

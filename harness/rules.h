@@ -13,10 +13,14 @@
  *       selected-by DRM [if EXPR]  at least DRM's value (capped by EXPR); a bool selected by
  *                                  an m symbol is y
  *       absent                     the symbol does not exist in this variant's tree
- *   syscall kcmp EXPR              kcmp() exists exactly when EXPR is y (a system call
- *                                  is never in a module)
- *   syscall epoll EXPR             epoll exists exactly when EXPR is y
+ *   observable kcmp                one block per thing the guest observes and reports as
+ *       works when KCMP            "name=state"; its lines are tried in order: the first
+ *       enosys                     whose EXPR is y (a system call is never in a module)
+ *                                  gives the state a correct kernel shows; the last line,
+ *                                  with no "when", is the state otherwise
  *
+ * Observables are the question's: the harness knows only their names and states, from here.
+ * The first one declared is the headline, the one the table shows in each cell.
  * EXPR is built from matrix symbols, y, m, n, SYM=VALUE and SYM!=VALUE (y or n: a comparison
  * is y or n), !, &&, || and parentheses, with Kconfig's tristate
  * logic (n < m < y; ! is y minus the value, && the least, || the most). An "if" holds when its
@@ -28,7 +32,7 @@
 
 #include <stddef.h>
 
-enum { MAX_SYMBOLS = 8 };
+enum { MAX_SYMBOLS = 8, MAX_OBSERVABLES = 8, MAX_STATE = 24 };
 
 struct expr;
 
@@ -55,21 +59,32 @@ struct rule_symbol {
 	struct rule_select *selects;
 };
 
+struct rule_state {
+	char *state;
+	struct expr *when;	/* NULL: the observable's last line, its state otherwise */
+};
+
+struct rule_observable {
+	char *name;
+	int nstate;
+	struct rule_state *states;
+};
+
 struct rules {
 	char *path;
 	int nsym;
 	const char *const *names;	/* the matrix symbols, owned by the caller */
 	struct rule_symbol sym[MAX_SYMBOLS];
-	struct expr *kcmp;		/* syscall kcmp */
-	struct expr *epoll;		/* syscall epoll */
+	int nobs;
+	struct rule_observable obs[MAX_OBSERVABLES];
 };
 
-/* A prediction: each symbol's value and one line saying why. */
+/* A prediction: each symbol's value and one line saying why, and the state of each observable
+ * (in the rules' order) that the predicted values imply. */
 struct prediction {
 	char value[MAX_SYMBOLS];
 	char why[MAX_SYMBOLS][96];
-	char kcmp;		/* 'y': kcmp() works, 'n': ENOSYS */
-	char epoll;
+	char observe[MAX_OBSERVABLES][MAX_STATE];
 };
 
 /* Loads a rules file for the given matrix symbols. Returns -1 with "path:line: ..." in err. */
@@ -84,8 +99,7 @@ void rules_free(struct rules *r);
  * message in err on a dependency cycle. */
 int rules_predict(const struct rules *r, const char *requested, struct prediction *p, char *err,
 		  size_t errlen);
-/* Evaluates the syscall expressions over given values (e.g. the resolved .config):
- * *kcmp and *epoll get 'y' or 'n'. */
-void rules_behaviour(const struct rules *r, const char *values, char *kcmp, char *epoll);
+/* The state of observable i that the given values (e.g. the resolved .config's) imply. */
+const char *rules_observe(const struct rules *r, int i, const char *values);
 
 #endif

@@ -35,7 +35,6 @@ struct group {
 	const char *identity;		/* the tree's identity; NULL: mutable, nothing cached */
 	char *resolver_id;		/* what resolves its configs (resolver_identity) */
 	char *kernel_kind;		/* cache kind of this group's kernels */
-	int sysvipc;			/* the base has SYSVIPC */
 	int modules;			/* the base has MODULES: kernels are built with modules */
 	struct progress *pg;		/* the run's progress display */
 	struct arch_build *ab;		/* the arch's worktree and build directory */
@@ -327,15 +326,28 @@ static int boot_or_reuse(struct group *g, struct cell *c, const struct boot_req 
 	return rc;
 }
 
-/* The guest's expectations, as words for the kernel command line (free each); args[0] is the
- * kernel id. */
-static void guest_args(const struct group *g, const struct cell *c, char *args[5])
+enum { MAX_GUEST_ARGS = 1 + MAX_OBSERVABLES + MAX_GUEST_CONFIG + 1 };
+
+/* The guest's expectations, as words for the kernel command line (free each), which the kernel
+ * hands to the guest as its environment: KCMPM_ID=<the kernel's tag> first, then
+ * KCMPM_EXPECT_<observable>=<predicted state> for each observable and
+ * KCMPM_CONFIG_<SYMBOL>=<y|m|n> for each guest-config symbol, from the cell's final config. */
+static void guest_args(const struct group *g, const struct cell *c, char *args[MAX_GUEST_ARGS])
 {
-	args[0] = xasprintf("KCMPM_ID=kcmpm-%s", c->config_tag);
-	args[1] = xasprintf("KCMPM_KCMP=%c", c->predicted.kcmp);
-	args[2] = xasprintf("KCMPM_EPOLL=%c", c->predicted.epoll);
-	args[3] = xasprintf("KCMPM_SYSVIPC=%c", g->sysvipc ? 'y' : 'n');
-	args[4] = NULL;
+	char *path = xasprintf("%s/config", c->dir), *config = read_file(path, NULL);
+	int n = 0;
+
+	args[n++] = xasprintf("KCMPM_ID=kcmpm-%s", c->config_tag);
+	for (int i = 0; i < g->m->nobs; i++)
+		args[n++] = xasprintf("KCMPM_EXPECT_%s=%s", g->m->obs[i], c->predicted.observe[i]);
+	for (int k = 0; g->m->guest_config[k]; k++) {
+		char v = config ? kconfig_bool(config, g->m->guest_config[k], 1) : 0;
+
+		args[n++] = xasprintf("KCMPM_CONFIG_%s=%c", g->m->guest_config[k], v ? v : 'n');
+	}
+	args[n] = NULL;
+	free(config);
+	free(path);
 }
 
 /* cells/.../reproduce.sh: the cell again through make cell, and by hand: its final .config
@@ -345,7 +357,7 @@ static void write_reproducer(const struct group *g, const struct cell *c)
 {
 	const struct arch *a = &g->m->arch[c->arch];
 	const char *vname = g->m->variant[c->variant].name;
-	char *combo = plan_combo_name(g->m, c->combo), *args[5];
+	char *combo = plan_combo_name(g->m, c->combo), *args[MAX_GUEST_ARGS];
 	char *out = xasprintf("/tmp/kcmpm-repro/%s-%s-%s", vname, a->name, c->config_tag);
 	char *make = build_reproducer(&g->b, c->config_tag, g->modules, out);
 	char *kernel = xasprintf("%s/%s", out, a->image), *qemu, *text, *path;
@@ -420,7 +432,7 @@ static void keep_failed_attempt(struct group *g, struct cell *c, const char *log
 static int boot_cell(struct group *g, struct cell *c, const char *kernel, char *err,
 		     size_t errlen)
 {
-	char *args[5];
+	char *args[MAX_GUEST_ARGS];
 	char *log_path = xasprintf("%s/serial.log", c->dir);
 	char *cmd_path = xasprintf("%s/qemu.cmd", c->dir);
 	const struct arch *a = &g->m->arch[c->arch];
@@ -627,7 +639,6 @@ static int config_group(struct group *g, struct plan *p, char *err, size_t errle
 	g->base = base_config(g, err, errlen);
 	if (!g->base)
 		return -1;
-	g->sysvipc = kconfig_bool(g->base, "SYSVIPC", 1) == 'y';
 	g->modules = kconfig_bool(g->base, "MODULES", 1) == 'y';
 	for (int i = 0; i < g->ncell; i++) {
 		struct cell *c = g->cells[i];

@@ -237,6 +237,15 @@ TEST(e2e_real_cells_both_arches)
 		CHECK(count(text, "\"modules\": [\"") == 2);
 		CHECK(count(text, "\"drivers/gpu/drm/drm.ko\"") == 2);
 		CHECK_CONTAINS(text, "\"KCMP=y: selected by DRM=m; a bool selected by a module is built in\"");
+		/* the observables come from the rules (one field per name), in the same layout
+		 * for prediction and observation, and the TSV has a column per observable, as
+		 * before observables were data */
+		CHECK_CONTAINS(text, "\"predicted_observed\": {\"kcmp\": \"works\", \"epoll\": "
+			       "\"enosys\", \"epoll_tfd\": \"eopnotsupp\"}");
+		CHECK_CONTAINS(text, "\"observed\": {\"kcmp\": \"works\", \"epoll\": \"enosys\", "
+			       "\"epoll_tfd\": \"eopnotsupp\"}");
+		CHECK(r.tsv && !strncmp(r.tsv, "arch\tvariant\tcombination\tstatus\tkcmp\tepoll\t"
+					"epoll_tfd\tresolved\treason\tkernel\n", 66));
 		free(text);
 		free(json);
 		for (size_t i = 0; i < 4; i++) {
@@ -607,8 +616,8 @@ TEST(e2e_broken_kernel_fails_observed_layer)
 	r = harness_run("broken-kernel", args);
 	CHECK(r.status == 1);
 	expect_cell(&r, "x86_64", OFF, "PASS\tenosys\t");
-	expect_cell(&r, "x86_64", VIA_EXPERT, "FAIL\tenosys\tworks\tenosys\tyynny\tobserved: kcmp() "
-		    "enosys, but the resolved config implies works");
+	expect_cell(&r, "x86_64", VIA_EXPERT, "FAIL\tenosys\tworks\tenosys\tyynny\tobserved: "
+		    "kcmp=enosys, but the resolved config implies kcmp=works");
 	expect_valid_junit(&r, 1);
 	run_free(&r);
 	free(text);
@@ -1013,11 +1022,11 @@ TEST(e2e_diff_between_runs)
 
 	CHECK(good.status == 0 && bad.status == 1);
 	CHECK(worse.status == 1);
-	CHECK_CONTAINS(worse.out, "2 cells in both runs: 1 new failures, 0 fixed, 1 kcmp() changes, "
+	CHECK_CONTAINS(worse.out, "2 cells in both runs: 1 new failures, 0 fixed, 1 observed changes, "
 		       "0 build changes\nNew failures (1):\n  x86_64 v3 " VIA_EXPERT ": PASS -> FAIL: "
-		       "observed: kcmp() enosys");
-	CHECK_CONTAINS(worse.out, "kcmp() state changed (1):\n  x86_64 v3 " VIA_EXPERT
-		       ": kcmp=works -> kcmp=enosys");
+		       "observed: kcmp=enosys");
+	CHECK_CONTAINS(worse.out, "Observed state changed (1):\n  x86_64 v3 " VIA_EXPERT
+		       ": kcmp=works -> kcmp=enosys, epoll_tfd=works -> epoll_tfd=enosys\n");
 	CHECK(better.status == 0);
 	CHECK_CONTAINS(better.out, "Fixed (1):\n  x86_64 v3 " VIA_EXPERT ": FAIL -> PASS");
 	CHECK_CONTAINS(html, "<pre id=\"changes\">2 cells in both runs: 0 new failures, 1 fixed");

@@ -24,6 +24,14 @@ static const char passing_log[] =
 	"ok 2 kcmp_present\n# kcmp-matrix observed: kcmp=works epoll=works epoll_tfd=works\n"
 	"# kcmp-matrix: powering off\n";
 
+/* A well-formed console of the right kernel around a KTAP plan, its result lines and the
+ * guest's observed line. */
+#define CONSOLE_OBSERVED(plan, results, observed)                                            \
+	"Linux version 6.1.192 #1 kcmpm-0123456789abcdef\nKTAP version 1\n" plan "\n"         \
+	"# kcmp-matrix kernel: 6.1.192 #1 kcmpm-0123456789abcdef\n" results                   \
+	"# kcmp-matrix observed: " observed "\n# kcmp-matrix: powering off\n"
+#define CONSOLE(plan, results) CONSOLE_OBSERVED(plan, results, "kcmp=works epoll=works epoll_tfd=works")
+
 /* The guest's test list these logs answer. */
 static const char *const listed_tests[] = { "kernel_identity", "kcmp_present", NULL };
 
@@ -51,9 +59,8 @@ static void judge_text(const char *text, const char *resolved, struct cell *c,
 
 static void free_cell(struct cell *c)
 {
-	free(c->observed_kcmp);
-	free(c->observed_epoll);
-	free(c->observed_epoll_tfd);
+	for (int i = 0; i < MAX_OBSERVABLES; i++)
+		free(c->observed[i]);
 	free(c->booted);
 }
 
@@ -66,7 +73,7 @@ TEST(judge_pass)
 	judge_text(passing_log, "yynny", &c, &clean_exit, NULL);
 	CHECK(c.status == CELL_PASS);
 	CHECK_STR(c.reason, "");
-	CHECK_STR(c.observed_kcmp, "works");
+	CHECK_STR(c.observed[0], "works");
 	free_cell(&c);
 }
 
@@ -79,7 +86,7 @@ TEST(judge_config_layer)
 	judge_text(passing_log, "ynnny", &c, &clean_exit, NULL);
 	CHECK(c.status == CELL_FAIL);
 	CHECK_CONTAINS(c.reason, "config: KCMP predicted y, resolved n");
-	CHECK_CONTAINS(c.reason, "observed: kcmp() works, but the resolved config implies enosys");
+	CHECK_CONTAINS(c.reason, "observed: kcmp=works, but the resolved config implies kcmp=enosys");
 	free_cell(&c);
 }
 
@@ -91,7 +98,7 @@ TEST(judge_observed_layer)
 	memcpy(strstr(log, "kcmp=works"), "kcmp=enosy", 10);
 	judge_text(log, "yynny", &c, &clean_exit, NULL);
 	CHECK(c.status == CELL_FAIL);
-	CHECK_CONTAINS(c.reason, "observed: kcmp() enosy");
+	CHECK_CONTAINS(c.reason, "observed: kcmp=enosy");
 	free(log);
 	free_cell(&c);
 }
@@ -193,12 +200,24 @@ TEST(judge_build_boot_timeout)
 	free_cell(&c);
 }
 
-TEST(judge_epoll_tfd_implications)
+/* Every observable the rules declare is judged, and one the guest did not report is a FAIL. */
+TEST(judge_every_observable)
 {
-	CHECK_STR(judge_epoll_tfd('y', 'y'), "works");
-	CHECK_STR(judge_epoll_tfd('y', 'n'), "eopnotsupp");
-	CHECK_STR(judge_epoll_tfd('n', 'y'), "enosys");
-	CHECK_STR(judge_epoll_tfd('n', 'n'), "enosys");
+	struct cell c;
+
+	/* EPOLL=n resolved: epoll_tfd must be eopnotsupp, the guest says works */
+	judge_text(passing_log, "yynnn", &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_FAIL);
+	CHECK_CONTAINS(c.reason, "observed: epoll=works, but the resolved config implies "
+		       "epoll=enosys (rules: observable epoll)");
+	CHECK_CONTAINS(c.reason, "observed: epoll_tfd=works, but the resolved config implies "
+		       "epoll_tfd=eopnotsupp (rules: observable epoll_tfd)");
+	free_cell(&c);
+	judge_text(CONSOLE_OBSERVED("1..2", "ok 1 kernel_identity\nok 2 kcmp_present\n",
+				    "kcmp=works epoll=works"), "yynny", &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_FAIL);
+	CHECK_STR(c.reason, "observed: the guest did not report epoll_tfd");
+	free_cell(&c);
 }
 
 __attribute__((destructor)) static void free_matrix(void)
@@ -206,13 +225,6 @@ __attribute__((destructor)) static void free_matrix(void)
 	if (m.nsym)
 		matrix_free(&m);
 }
-
-/* A well-formed console of the right kernel around a KTAP plan and its result lines. */
-#define CONSOLE(plan, results)                                                              \
-	"Linux version 6.1.192 #1 kcmpm-0123456789abcdef\nKTAP version 1\n" plan "\n"         \
-	"# kcmp-matrix kernel: 6.1.192 #1 kcmpm-0123456789abcdef\n" results                   \
-	"# kcmp-matrix observed: kcmp=works epoll=works epoll_tfd=works\n"                     \
-	"# kcmp-matrix: powering off\n"
 
 /* A guest that agrees with its own plan but not with its list: fewer tests, or another one in
  * a listed test's place, is FAIL, however "ok" its lines are. */

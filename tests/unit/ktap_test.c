@@ -25,9 +25,11 @@ TEST(ktap_real_x86_64_log)
 	CHECK(log.ntest == 23);
 	CHECK(ktap_problem(&log, buf, sizeof(buf)) == NULL);
 	CHECK(ktap_first_failure(&log) == NULL);
-	CHECK_STR(log.observed_kcmp, "works");
-	CHECK_STR(log.observed_epoll, "works");
-	CHECK_STR(log.observed_epoll_tfd, "works");
+	CHECK(log.nobserved == 3);
+	CHECK_STR(ktap_observed(&log, "kcmp"), "works");
+	CHECK_STR(ktap_observed(&log, "epoll"), "works");
+	CHECK_STR(ktap_observed(&log, "epoll_tfd"), "works");
+	CHECK(ktap_observed(&log, "something_else") == NULL);
 	CHECK_STR(log.kernel, "6.1.192 #2 kcmpm-44ddc671556549fc");
 	CHECK_CONTAINS(log.banner, "Linux version 6.1.192");
 	CHECK(log.crash == NULL);
@@ -73,7 +75,7 @@ TEST(ktap_kernel_noise_and_cr)
 	CHECK(log.test[1].skip);
 	CHECK_STR(log.test[1].name, "second");
 	CHECK(ktap_problem(&log, buf, sizeof(buf)) == NULL);
-	CHECK_STR(log.observed_kcmp, "enosys");
+	CHECK_STR(ktap_observed(&log, "kcmp"), "enosys");
 	ktap_free(&log);
 }
 

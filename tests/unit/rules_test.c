@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static const char *const names[] = { "EXPERT", "KCMP", "CHECKPOINT_RESTORE", "DRM", "EPOLL" };
 
@@ -26,8 +27,8 @@ static void predict(const struct rules *r, const char *req, char *out)
 	CHECK(rules_predict(r, req, &p, err, sizeof(err)) == 0);
 	for (int i = 0; i < 5; i++)
 		out[i] = p.value[i] ? p.value[i] : '-';
-	out[5] = p.kcmp;
-	out[6] = p.epoll;
+	out[5] = strcmp(p.observe[0], "works") ? 'n' : 'y';	/* kcmp */
+	out[6] = strcmp(p.observe[1], "works") ? 'n' : 'y';	/* epoll */
 	out[7] = 0;
 }
 
@@ -86,16 +87,21 @@ TEST(rules_explain)
 	rules_free(&r);
 }
 
-TEST(rules_behaviour_from_values)
+/* The observables over given values (a resolved config's): the first "when" that is y wins,
+ * the last line otherwise; a derived observable (epoll_tfd) needs no C. */
+TEST(rules_observe_from_values)
 {
 	struct rules r;
-	char kcmp, epoll;
 
 	load_v3(&r);
-	rules_behaviour(&r, "nyyny", &kcmp, &epoll);
-	CHECK(kcmp == 'y' && epoll == 'y');
-	rules_behaviour(&r, "ynnnn", &kcmp, &epoll);
-	CHECK(kcmp == 'n' && epoll == 'n');
+	CHECK(r.nobs == 3);
+	CHECK_STR(rules_observe(&r, 0, "nyyny"), "works");
+	CHECK_STR(rules_observe(&r, 1, "nyyny"), "works");
+	CHECK_STR(rules_observe(&r, 2, "nyyny"), "works");
+	CHECK_STR(rules_observe(&r, 0, "ynnnn"), "enosys");
+	CHECK_STR(rules_observe(&r, 1, "ynnnn"), "enosys");
+	CHECK_STR(rules_observe(&r, 2, "ynnnn"), "enosys");
+	CHECK_STR(rules_observe(&r, 2, "yynnn"), "eopnotsupp");
 	rules_free(&r);
 }
 
@@ -122,10 +128,21 @@ TEST(rules_errors_name_file_and_line)
 		       "t.rules:11: unknown symbol 'FOO'");
 	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "config EPOLL\n promt\n"),
 		       "t.rules:11: unknown attribute 'promt'");
-	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "syscall kcmp KCMP\nsyscall epoll EPOLL\n"),
+	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "observable kcmp\n works when KCMP\n enosys\nobservable epoll\n works when EPOLL\n enosys\n"),
 		       "no 'config EPOLL' block");
-	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "config EPOLL\n prompt\nsyscall kcmp KCMP\n"),
-		       "missing 'syscall epoll EXPR'");
+	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "config EPOLL\n prompt\n"),
+		       "no 'observable NAME' block");
+	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "config EPOLL\n prompt\nobservable kcmp\n"
+				   " works when KCMP\n"), "observable kcmp does not end with a state "
+		       "without 'when'");
+	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "config EPOLL\n prompt\nobservable kcmp\n"
+				   " enosys\n works when KCMP\n"), "t.rules:14: a line after 'enosys'");
+	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "config EPOLL\n prompt\nobservable Kcmp\n"),
+		       "t.rules:12: expected 'observable NAME'");
+	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "config EPOLL\n prompt\nobservable kcmp\n"
+				   " works if KCMP\n"), "t.rules:13: expected 'STATE when EXPR'");
+	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "config EPOLL\n prompt\nobservable kcmp\n"
+				   " works when FOO\n enosys\n"), "t.rules:13: unknown symbol 'FOO'");
 	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "config EPOLL\n prompt if (EXPERT\n"),
 		       "t.rules:11: missing ')'");
 	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "config EPOLL\n default maybe\n"),
@@ -145,7 +162,7 @@ TEST(rules_expressions_and_absent)
 			   "config CHECKPOINT_RESTORE\n prompt\n"
 			   "config DRM\n prompt\n depends on !CHECKPOINT_RESTORE || EXPERT && y\n"
 			   "config EPOLL\n default y if (EXPERT || DRM) && !n\n default n\n"
-			   "syscall kcmp CHECKPOINT_RESTORE\nsyscall epoll EPOLL\n";
+			   "observable kcmp\n works when CHECKPOINT_RESTORE\n enosys\nobservable epoll\n works when EPOLL\n enosys\n";
 
 	CHECK(rules_parse("t.rules", text, 5, names, &r, err, sizeof(err)) == 0);
 	CHECK_STR(err, "");
@@ -153,7 +170,7 @@ TEST(rules_expressions_and_absent)
 	CHECK(p.value[1] == 0);		/* absent */
 	CHECK(p.value[3] == 'n');	/* depends on: !y || (n && y) */
 	CHECK(p.value[4] == 'n');	/* no prompt: default n (EXPERT and DRM are n) */
-	CHECK(p.kcmp == 'y');
+	CHECK_STR(p.observe[0], "works");
 	CHECK(rules_predict(&r, "yyyyn", &p, err, sizeof(err)) == 0);
 	CHECK(p.value[3] == 'y' && p.value[4] == 'y');
 	rules_free(&r);
@@ -166,7 +183,7 @@ TEST(rules_cycle_is_an_error)
 	char err[512] = "";
 	const char *text = "format 1\nconfig EXPERT\n prompt\nconfig KCMP\n selected-by DRM\n"
 			   "config CHECKPOINT_RESTORE\n prompt\nconfig DRM\n selected-by KCMP\n"
-			   "config EPOLL\n prompt\nsyscall kcmp KCMP\nsyscall epoll EPOLL\n";
+			   "config EPOLL\n prompt\nobservable kcmp\n works when KCMP\n enosys\nobservable epoll\n works when EPOLL\n enosys\n";
 
 	CHECK(rules_parse("t.rules", text, 5, names, &r, err, sizeof(err)) == 0);
 	CHECK(rules_predict(&r, "nnnnn", &p, err, sizeof(err)) == -1);
@@ -187,7 +204,7 @@ TEST(rules_tristate_select_and_depends)
 			   "config CHECKPOINT_RESTORE\n tristate\n prompt\n depends on DRM\n"
 			   "config DRM\n tristate\n prompt\n"
 			   "config EPOLL\n tristate\n selected-by DRM\n default m if EXPERT\n"
-			   "syscall kcmp KCMP\nsyscall epoll EPOLL\n";
+			   "observable kcmp\n works when KCMP\n enosys\nobservable epoll\n works when EPOLL\n enosys\n";
 
 	CHECK(rules_parse("t.rules", text, 5, names, &r, err, sizeof(err)) == 0);
 	CHECK_STR(err, "");
@@ -216,7 +233,7 @@ TEST(rules_tristate_expressions)
 			   "config CHECKPOINT_RESTORE\n tristate\n default y if !DRM\n"
 			   "config DRM\n tristate\n prompt\n"
 			   "config EPOLL\n tristate\n default y\n depends on DRM && y || n\n"
-			   "syscall kcmp KCMP || DRM\nsyscall epoll EPOLL\n";
+			   "observable kcmp\n works when KCMP || DRM\n enosys\nobservable epoll\n works when EPOLL\n enosys\n";
 
 	CHECK(rules_parse("t.rules", text, 5, names, &r, err, sizeof(err)) == 0);
 	CHECK_STR(err, "");
@@ -247,7 +264,7 @@ TEST(rules_comparisons)
 			   "config CHECKPOINT_RESTORE\n default y if DRM!=n && DRM!=y\n"
 			   "config DRM\n tristate\n prompt\n"
 			   "config EPOLL\n default y if DRM=m || EXPERT\n"
-			   "syscall kcmp KCMP\nsyscall epoll EPOLL\n";
+			   "observable kcmp\n works when KCMP\n enosys\nobservable epoll\n works when EPOLL\n enosys\n";
 
 	CHECK(rules_parse("t.rules", text, 5, names, &r, err, sizeof(err)) == 0);
 	CHECK_STR(err, "");
@@ -311,7 +328,7 @@ TEST(rules_select_over_depends_and_conditional_select)
 			   "config CHECKPOINT_RESTORE\n prompt\n"
 			   "config DRM\n prompt\n"
 			   "config EPOLL\n selected-by DRM if EXPERT\n"
-			   "syscall kcmp KCMP\nsyscall epoll EPOLL\n";
+			   "observable kcmp\n works when KCMP\n enosys\nobservable epoll\n works when EPOLL\n enosys\n";
 
 	CHECK(rules_parse("t.rules", text, 5, names, &r, err, sizeof(err)) == 0);
 	CHECK_STR(err, "");
