@@ -15,14 +15,17 @@ VARIANTS ?=
 ONLY     ?=
 KSRC     ?=
 CACHE    ?=
-RESULTS  ?= results
+# QUESTION=name asks the question in questions/name/ (its matrix.conf, rules, guest); none: kcmp.
+QUESTION ?=
+RESULTS  ?= $(if $(QUESTION),results/$(QUESTION),results)
 JOBS     ?=
 FORCE    ?=
 SHARD    ?=
 CC_WRAPPER ?=
 PREVIOUS ?=
 ARGS     ?=
-HARNESS_ARGS = $(if $(ARCH),--arch $(ARCH)) $(if $(VARIANTS),--variants $(VARIANTS)) \
+QUESTION_ARGS = $(if $(QUESTION),--matrix questions/$(QUESTION))
+HARNESS_ARGS = $(QUESTION_ARGS) $(if $(ARCH),--arch $(ARCH)) $(if $(VARIANTS),--variants $(VARIANTS)) \
 	$(if $(ONLY),--only '$(ONLY)') $(if $(KSRC),--ksrc $(KSRC)) $(if $(CACHE),--cache $(CACHE)) \
 	$(if $(JOBS),--jobs $(JOBS)) $(if $(FORCE),--force $(FORCE)) $(if $(SHARD),--shard $(SHARD)) \
 	$(if $(PREVIOUS),--previous $(PREVIOUS)) $(if $(CC_WRAPPER),--cc-wrapper '$(CC_WRAPPER)') \
@@ -33,7 +36,7 @@ VARIANT  ?=
 COMBO    ?=
 BUSYBOX  ?=
 CELL_RESULTS ?= results/one-cell
-CELL_ARGS = --arch '$(ARCH)' --variants '$(VARIANT)' --only '$(COMBO)' --single \
+CELL_ARGS = $(QUESTION_ARGS) --arch '$(ARCH)' --variants '$(VARIANT)' --only '$(COMBO)' --single \
 	$(if $(KSRC),--ksrc $(KSRC)) $(if $(CACHE),--cache $(CACHE)) $(if $(JOBS),--jobs $(JOBS)) \
 	$(if $(FORCE),--force $(FORCE)) --results $(CELL_RESULTS) $(ARGS)
 need_cell = @test -n "$(ARCH)" -a -n "$(VARIANT)" -a -n "$(COMBO)" || { echo "make $@: give \

@@ -38,47 +38,28 @@
 #include <sys/epoll.h>
 #include <sys/ipc.h>
 #include <sys/mount.h>
-#include <sys/reboot.h>
 #include <sys/sem.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* T_<name> for each test of the list, in its order. */
-enum test_id {
-#define KCMPM_TEST(name) T_##name,
-#include "kcmp_init_tests.h"
-#undef KCMPM_TEST
-	NTESTS
-};
+#include "guest_ktap.h"
 
-static const char *const test_names[] = {
-#define KCMPM_TEST(name) #name,
-#include "kcmp_init_tests.h"
-#undef KCMPM_TEST
-};
+#define GUEST_TEST_LIST "kcmp_init_tests.h"
+#include "guest_tests.h"
 
-/* Results of one kcmp() call: its return value and errno. */
-struct call {
-	long ret;
-	int err;
-};
 
 /* What the harness predicted for this cell. */
 struct expect {
-	const char *id;
 	int kcmp;	/* 1, 0, or -1 when the harness did not say */
 	int epoll;
 	int sysvipc;
 };
 
-static int test_no;
-
-static struct call sys_kcmp(pid_t pid1, pid_t pid2, int type, unsigned long idx1,
+static struct guest_call sys_kcmp(pid_t pid1, pid_t pid2, int type, unsigned long idx1,
 			    unsigned long idx2)
 {
-	struct call c;
+	struct guest_call c;
 
 	errno = 0;
 	c.ret = syscall(SYS_kcmp, pid1, pid2, type, idx1, idx2);
@@ -86,80 +67,44 @@ static struct call sys_kcmp(pid_t pid1, pid_t pid2, int type, unsigned long idx1
 	return c;
 }
 
-/* Prints one KTAP result line; a failure carries a diagnostic line after it. Tests are
- * reported in the list's order: one reported out of turn is a bug of this program, and the
- * harness sees it as a wrong name. */
+/* One KTAP result line for a test of the list. Tests are reported in the list's order: one
+ * reported out of turn is a bug of this program, and the harness sees it as a wrong name. */
+static void report(enum test_id id, int ok, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 static void report(enum test_id id, int ok, const char *fmt, ...)
 {
-	const char *name = test_names[id];
-	char why[256] = "";
 	va_list ap;
 
-	if (fmt) {
-		va_start(ap, fmt);
-		vsnprintf(why, sizeof(why), fmt, ap);
-		va_end(ap);
-	}
-	test_no++;
-	printf("%s %d %s\n", ok ? "ok" : "not ok", test_no, name);
-	if (!ok && why[0])
-		printf("# %s: %s\n", name, why);
+	va_start(ap, fmt);
+	guest_vreport(test_names[id], ok, fmt, ap);
+	va_end(ap);
 }
 
 /* Skips the tests first to last of the list, each by its name. */
 static void skip_tests(enum test_id first, enum test_id last, const char *why)
 {
-	for (int i = first; i <= (int)last; i++) {
-		test_no++;
-		printf("ok %d %s # SKIP %s\n", test_no, test_names[i], why);
-	}
+	for (int i = first; i <= (int)last; i++)
+		guest_skip(test_names[i], why);
 }
 
 /* Checks that a call returned exactly want (0 means "same", anything else is an error). */
-static void expect_ret(enum test_id name, struct call c, long want)
+static void expect_ret(enum test_id name, struct guest_call c, long want)
 {
 	report(name, c.ret == want, "returned %ld (errno %d %s), expected %ld", c.ret, c.err,
 	       strerror(c.err), want);
 }
 
 /* kcmp() orders kernel pointers: 1 or 2 both mean "different"; -1 is an error. */
-static void expect_differs(enum test_id name, struct call c)
+static void expect_differs(enum test_id name, struct guest_call c)
 {
 	report(name, c.ret == 1 || c.ret == 2, "returned %ld (errno %d %s), expected 1 or 2",
 	       c.ret, c.err, strerror(c.err));
 }
 
-static void expect_errno(enum test_id name, struct call c, int want)
+static void expect_errno(enum test_id name, struct guest_call c, int want)
 {
 	report(name, c.ret == -1 && c.err == want, "returned %ld (errno %d %s), expected errno %d %s",
 	       c.ret, c.err, strerror(c.err), want, strerror(want));
-}
-
-/* 1 when the variable says yes, 0 when it says no, -1 when it is missing or says neither. */
-static int yes_no(const char *var, const char *yes, const char *no)
-{
-	const char *v = getenv(var);
-
-	if (!v)
-		return -1;
-	if (!strcmp(v, yes))
-		return 1;
-	if (!strcmp(v, no))
-		return 0;
-	return -1;
-}
-
-static void describe_errno(char *buf, size_t len, struct call c, const char *ok_word, int alt_errno,
-			   const char *alt_word)
-{
-	if (c.ret >= 0)
-		snprintf(buf, len, "%s", ok_word);
-	else if (c.err == ENOSYS)
-		snprintf(buf, len, "enosys");
-	else if (alt_errno && c.err == alt_errno)
-		snprintf(buf, len, "%s", alt_word);
-	else
-		snprintf(buf, len, "errno-%d", c.err);
 }
 
 /* A child that shares what its clone flags say with us and waits until the write end of its
@@ -208,33 +153,6 @@ static void stop_child(struct child *ch)
 {
 	close(ch->wfd);
 	waitpid(ch->pid, NULL, 0);
-}
-
-static void test_identity(const struct expect *ex)
-{
-	struct utsname u;
-
-	if (uname(&u)) {
-		report(T_kernel_identity, 0, "uname failed: %s", strerror(errno));
-		return;
-	}
-	printf("# kcmp-matrix kernel: %s %s\n", u.release, u.version);
-	if (!ex->id) {
-		report(T_kernel_identity, 0, "KCMPM_ID missing from the kernel command line");
-		return;
-	}
-	report(T_kernel_identity, strstr(u.version, ex->id) != NULL,
-	       "booted kernel '%s' is not the one built for this cell (%s)", u.version, ex->id);
-}
-
-static void test_presence(enum test_id id, int want, int have)
-{
-	if (want < 0) {
-		report(id, 0, "expectation missing or malformed on the kernel command line");
-		return;
-	}
-	report(id, want == have, "predicted %s, kernel says %s", want ? "present" : "absent (ENOSYS)",
-	       have ? "present" : "absent (ENOSYS)");
 }
 
 /* KCMP_FILE: a dup'd fd is the same file, a second open() of the same path is not. */
@@ -359,7 +277,7 @@ static void test_resources(const struct expect *ex)
 	for (size_t i = 0; i < sizeof(resource_checks) / sizeof(resource_checks[0]); i++) {
 		const struct resource_check *rc = &resource_checks[i];
 		pid_t other = rc->child == SELF ? me : children[rc->child].pid;
-		struct call c = sys_kcmp(me, other, rc->type, 0, 0);
+		struct guest_call c = sys_kcmp(me, other, rc->type, 0, 0);
 
 		if (rc->type == KCMP_SYSVSEM && ex->sysvipc < 0)
 			report(rc->id, 0, "KCMPM_CONFIG_SYSVIPC missing or malformed");
@@ -376,7 +294,7 @@ static void test_resources(const struct expect *ex)
  * Asked for the pipe's read end (registered: same), its write end (another file: differs) and
  * with an offset nothing is registered at (ENOENT). Without epoll, EOPNOTSUPP each time. */
 struct epoll_tfd_calls {
-	struct call same, other_file, wrong_offset;
+	struct guest_call same, other_file, wrong_offset;
 };
 
 static struct epoll_tfd_calls epoll_tfd_calls(int have_epoll)
@@ -388,7 +306,7 @@ static struct epoll_tfd_calls epoll_tfd_calls(int have_epoll)
 	int p[2];
 
 	if (pipe(p)) {
-		c.same = c.other_file = c.wrong_offset = (struct call){ -1, errno };
+		c.same = c.other_file = c.wrong_offset = (struct guest_call){ -1, errno };
 		return c;
 	}
 	if (have_epoll) {
@@ -437,7 +355,7 @@ static void test_eperm(enum test_id id, int init_is_pid1)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		struct call c;
+		struct guest_call c;
 
 		if (setgid(65534) || setuid(65534))
 			_exit(100);
@@ -457,29 +375,28 @@ static void test_eperm(enum test_id id, int init_is_pid1)
 int main(void)
 {
 	struct expect ex = {
-		.id = getenv("KCMPM_ID"),
-		.kcmp = yes_no("KCMPM_EXPECT_kcmp", "works", "enosys"),
-		.epoll = yes_no("KCMPM_EXPECT_epoll", "works", "enosys"),
-		.sysvipc = yes_no("KCMPM_CONFIG_SYSVIPC", "y", "n"),
+		.kcmp = guest_yes_no("KCMPM_EXPECT_kcmp", "works", "enosys"),
+		.epoll = guest_yes_no("KCMPM_EXPECT_epoll", "works", "enosys"),
+		.sysvipc = guest_yes_no("KCMPM_CONFIG_SYSVIPC", "y", "n"),
 	};
 	char kcmp_word[32], epoll_word[32], tfd_word[32];
 	struct epoll_tfd_calls tfd;
-	struct call probe;
+	struct guest_call probe;
 	int have_kcmp, have_epoll, efd;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("KTAP version 1\n1..%d\n", NTESTS);
-	test_identity(&ex);
+	guest_identity(test_names[T_kernel_identity]);
 
 	probe = sys_kcmp(getpid(), getpid(), KCMP_FILE, 1, 1);
 	have_kcmp = !(probe.ret == -1 && probe.err == ENOSYS);
-	test_presence(T_kcmp_present, ex.kcmp, have_kcmp);
+	guest_presence(test_names[T_kcmp_present], ex.kcmp, have_kcmp);
 
 	efd = epoll_create1(0);
 	have_epoll = !(efd < 0 && errno == ENOSYS);
 	if (efd >= 0)
 		close(efd);
-	test_presence(T_epoll_present, ex.epoll, have_epoll);
+	guest_presence(test_names[T_epoll_present], ex.epoll, have_epoll);
 
 	tfd = epoll_tfd_calls(have_epoll);
 	if (have_kcmp) {
@@ -501,18 +418,11 @@ int main(void)
 		skip_tests(T_kcmp_children_started, NTESTS - 1, "kcmp() absent");
 	}
 
-	describe_errno(kcmp_word, sizeof(kcmp_word), probe, "works", 0, NULL);
-	describe_errno(epoll_word, sizeof(epoll_word),
-		       (struct call){ have_epoll ? 0 : -1, have_epoll ? 0 : ENOSYS }, "works", 0, NULL);
-	describe_errno(tfd_word, sizeof(tfd_word), tfd.same, "works", EOPNOTSUPP, "eopnotsupp");
+	guest_describe(kcmp_word, sizeof(kcmp_word), probe, "works", 0, NULL);
+	guest_describe(epoll_word, sizeof(epoll_word),
+		       (struct guest_call){ have_epoll ? 0 : -1, have_epoll ? 0 : ENOSYS }, "works", 0, NULL);
+	guest_describe(tfd_word, sizeof(tfd_word), tfd.same, "works", EOPNOTSUPP, "eopnotsupp");
 	printf("# kcmp-matrix observed: kcmp=%s epoll=%s epoll_tfd=%s\n", kcmp_word, epoll_word,
 	       tfd_word);
-	if (test_no != NTESTS)
-		printf("# kcmp-matrix: ran %d tests, planned %d\n", test_no, NTESTS);
-	printf("# kcmp-matrix: powering off\n");
-	fflush(stdout);
-	sync();
-	reboot(RB_AUTOBOOT);
-	printf("# kcmp-matrix: reboot() failed: %s\n", strerror(errno));
-	return 1;
+	return guest_finish(NTESTS);
 }

@@ -12,14 +12,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The folder of a source file ("." for a bare name). Caller frees. */
+static char *source_dir(const char *src)
+{
+	const char *slash = strrchr(src, '/');
+
+	return slash ? xasprintf("%.*s", (int)(slash - src), src) : xstrdup(".");
+}
+
 char *guest_prepare(const struct arch *a, const char *src, const char *dir, char *err,
 		    size_t errlen)
 {
 	char *cc = xasprintf("%sgcc", a->cross_compile);
 	char *init = xasprintf("%s/init", dir), *log = xasprintf("%s/compile.log", dir);
 	char *cpio = xasprintf("%s/initramfs.cpio", dir);
-	const char *argv[] = { cc, "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-o", init, src,
-			       NULL };
+	char *src_dir = source_dir(src);
+	/* the guest's test list lives beside it, and the shared guest headers include it */
+	const char *argv[] = { cc, "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-iquote",
+			       src_dir, "-o", init, src, NULL };
 	struct spawn_result res;
 
 	if (mkdir_p(dir)) {
@@ -53,8 +63,10 @@ char *guest_prepare(const struct arch *a, const char *src, const char *dir, char
 	free(cc);
 	free(init);
 	free(log);
+	free(src_dir);
 	return cpio;
 fail:
+	free(src_dir);
 	free(cc);
 	free(init);
 	free(log);

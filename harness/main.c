@@ -50,9 +50,10 @@ static const char usage[] =
 	"  --tarball FILE      kernel tarball (default: matrix.conf's tree)\n"
 	"  --cache DIR         cache (default $XDG_CACHE_HOME/kcmp-matrix or ~/.cache/kcmp-matrix)\n"
 	"  --results DIR       where results go (default results)\n"
-	"  --matrix DIR        matrix description (default matrix)\n"
-	"  --patches DIR       variants' patch series (default kernel-patch)\n"
-	"  --guest FILE        guest test source (default guest-tests/kcmp_init.c)\n"
+	"  --matrix DIR        the question's folder: matrix.conf and what it names (default\n"
+	"                      matrix, the kcmp question; make QUESTION=name: questions/name)\n"
+	"  --patches DIR       variants' patch series (default: matrix.conf's patches)\n"
+	"  --guest FILE        guest test source (default: matrix.conf's guest)\n"
 	"  --resolve-with HOW  in-process: resolve each group's configs in one process with the\n"
 	"                      tree's own Kconfig code (default); olddefconfig: one make\n"
 	"                      olddefconfig per config (slow; the reference it must equal)\n"
@@ -544,7 +545,8 @@ static int run_command(struct options *o, struct matrix *m)
 		die("%s", err);
 	if (o->single && p.ncell != 1)
 		die("the filters select %d cells, not one; name the arch, the variant and all %d "
-		    "symbols (say EXPERT=y,KCMP=n,...)", p.ncell, m->nsym);
+		    "symbols (say %s=y,%s=n,...)", p.ncell, m->nsym, m->sym[0],
+		    m->sym[m->nsym > 1 ? 1 : 0]);
 	if (o->shard_n) {
 		plan_shard(&p, o->shard_k, o->shard_n);
 		snprintf(ri.shard, sizeof(ri.shard), "%d/%d", o->shard_k, o->shard_n);
@@ -581,8 +583,7 @@ static int run_command(struct options *o, struct matrix *m)
 
 int main(int argc, char **argv)
 {
-	struct options o = { .run = { .matrix_dir = "matrix", .patch_dir = "kernel-patch",
-				      .guest_src = "guest-tests/kcmp_init.c",
+	struct options o = { .run = { .matrix_dir = "matrix",
 				      .resolver_src = "harness/resolver/kcmpm_resolve.c",
 				      .results_dir = "results", .make = "make",
 				      .boot_retries = 1 },
@@ -609,6 +610,12 @@ int main(int argc, char **argv)
 		o.run.jobs = 1;
 	if (matrix_load(o.run.matrix_dir, o.run.patch_dir, &m, err, sizeof(err)))
 		die("%s", err);
+	/* the question's folder names its guest and patches; --guest and --patches override */
+	if (!o.run.guest_src)
+		o.run.guest_src = m.guest_src;
+	if (!o.run.guest_src)
+		die("%s/matrix.conf names no guest test; add 'guest PATH' or pass --guest",
+		    o.run.matrix_dir);
 	if (!o.tarball)
 		o.tarball = m.tarball;
 	if (command && !strcmp(command, "diff")) {

@@ -67,8 +67,30 @@ static int unsafe_names(const struct conf_line *l, const char *path, char *err, 
 	return 0;
 }
 
-static int load_matrix_conf(const char *path, struct matrix *m, char ***arches, char ***variants,
-			    char *err, size_t errlen)
+/* The keys whose value is a path relative to the question's folder. */
+static const char *const folder_keys[] = { "guest", "patches", "arches-file", "host-file",
+					   "base-dir" };
+
+static int in_folder(const char *kw)
+{
+	for (size_t i = 0; i < sizeof(folder_keys) / sizeof(folder_keys[0]); i++)
+		if (!strcmp(kw, folder_keys[i]))
+			return 1;
+	return 0;
+}
+
+static void set_folder_path(struct matrix *m, const char *kw, const char *dir, const char *rel)
+{
+	char **slot = !strcmp(kw, "guest") ? &m->guest_src : !strcmp(kw, "patches") ? &m->patch_root
+		      : !strcmp(kw, "arches-file") ? &m->arches_file
+		      : !strcmp(kw, "host-file") ? &m->host_file : &m->base_dir;
+
+	free(*slot);
+	*slot = xasprintf("%s/%s", dir, rel);
+}
+
+static int load_matrix_conf(const char *dir, const char *path, struct matrix *m, char ***arches,
+			    char ***variants, char *err, size_t errlen)
 {
 	struct conf_file cf;
 
@@ -81,6 +103,15 @@ static int load_matrix_conf(const char *path, struct matrix *m, char ***arches, 
 		if (l->nword < 2 || l->indented) {
 			snprintf(err, errlen, "%s:%d: expected 'KEY VALUE...'", path, l->lineno);
 			goto fail;
+		}
+		if (in_folder(kw)) {		/* paths inside the question's folder */
+			if (l->nword != 2 || l->word[1][0] == '/') {
+				snprintf(err, errlen, "%s:%d: expected '%s PATH' (relative to the "
+					 "folder of matrix.conf)", path, l->lineno, kw);
+				goto fail;
+			}
+			set_folder_path(m, kw, dir, l->word[1]);
+			continue;
 		}
 		if (!strcmp(kw, "tree")) {	/* a path, not a name: the one exception */
 			if (l->nword != 3 || l->word[2][0] != '/') {
@@ -127,8 +158,8 @@ static int load_matrix_conf(const char *path, struct matrix *m, char ***arches, 
 			m->guest_config = words_from(l, 1);
 		} else {
 			snprintf(err, errlen, "%s:%d: unknown key '%s' (expected tree, symbols, "
-				 "arches, variants, base, build-order or guest-config)", path,
-				 l->lineno, kw);
+				 "arches, variants, base, build-order, guest-config, guest, patches, "
+				 "arches-file, host-file or base-dir)", path, l->lineno, kw);
 			goto fail;
 		}
 	}
@@ -364,15 +395,20 @@ int matrix_load(const char *dir, const char *patch_root, struct matrix *m, char 
 	int rc = -1;
 
 	*m = (struct matrix){ 0 };
-	if (load_matrix_conf(path, m, &arches, &variants, err, errlen))
+	if (load_matrix_conf(dir, path, m, &arches, &variants, err, errlen))
 		goto out;
-	free(path);
-	path = xasprintf("%s/arches.conf", dir);
-	if (load_arches(path, m, arches, err, errlen))
-		goto out;
-	free(path);
-	path = xasprintf("%s/host.conf", dir);
-	if (load_host(path, m, err, errlen))
+	if (!m->arches_file)
+		m->arches_file = xasprintf("%s/arches.conf", dir);
+	if (!m->host_file)
+		m->host_file = xasprintf("%s/host.conf", dir);
+	if (!m->base_dir)
+		m->base_dir = xasprintf("%s/base", dir);
+	if (patch_root) {
+		free(m->patch_root);
+		m->patch_root = xstrdup(patch_root);
+	}
+	if (load_arches(m->arches_file, m, arches, err, errlen) ||
+	    load_host(m->host_file, m, err, errlen))
 		goto out;
 	while (variants[m->nvariant])
 		m->nvariant++;
@@ -385,7 +421,7 @@ int matrix_load(const char *dir, const char *patch_root, struct matrix *m, char 
 		if (rules_load(var->rules_path, m->nsym, (const char *const *)m->sym, &var->rules,
 			       err, errlen))
 			goto out;
-		var->patch_dir = xasprintf("%s/%s", patch_root ? patch_root : "/nonexistent",
+		var->patch_dir = xasprintf("%s/%s", m->patch_root ? m->patch_root : "/nonexistent",
 					   var->name);
 		var->xfail_path = xasprintf("%s/xfail", var->patch_dir);
 		if (load_xfail(m, var, err, errlen))
@@ -446,6 +482,11 @@ void matrix_free(struct matrix *m)
 	free(m->variant);
 	free_vec(m->base);
 	free_vec(m->guest_config);
+	free(m->guest_src);
+	free(m->patch_root);
+	free(m->base_dir);
+	free(m->arches_file);
+	free(m->host_file);
 	*m = (struct matrix){ 0 };
 }
 

@@ -1,7 +1,10 @@
 /* matrix: what the matrix is, loaded from the data under matrix/.
  *
- *   matrix/matrix.conf       the kernel tree, symbols, arches, variants, base fragments and
- *                            build order
+ *   matrix/matrix.conf       the kernel tree, symbols, arches, variants, base fragments, build
+ *                            order, and where the question's other files are: its guest test
+ *                            (guest), patch series (patches), arch and host facts
+ *                            (arches-file, host-file) and base fragments (base-dir), each
+ *                            relative to the folder; a question is such a folder
  *   matrix/arches.conf       per-arch build and boot facts (format described in that file)
  *   matrix/host.conf         the programs and headers building a kernel needs on this machine
  *   matrix/base/<name>.config  base fragments (common, then one per arch)
@@ -83,11 +86,15 @@ struct matrix {
 						 * obs[0] is the headline */
 	char **guest_config;		/* symbols whose value each guest is told (matrix.conf's
 					 * guest-config line), NULL-terminated */
+	char *guest_src;		/* the guest test's source (guest) */
+	char *patch_root;		/* the variants' series live in patch_root/<variant>/ */
+	char *base_dir;			/* base fragments: base_dir/<name>.config, <arch>.config */
+	char *arches_file, *host_file;	/* arches.conf and host.conf */
 };
 
-/* Loads matrix.conf, arches.conf, host.conf and every variant's rules from dir, and each variant's xfail
- * file from patch_root/<variant>/ (NULL: none). Returns -1 with a "file:line: what" message
- * in err. */
+/* Loads matrix.conf, arches.conf, host.conf and every variant's rules from dir, and each
+ * variant's xfail file from patch_root/<variant>/ (NULL: matrix.conf's patches folder, or none).
+ * Returns -1 with a "file:line: what" message in err. */
 int matrix_load(const char *dir, const char *patch_root, struct matrix *m, char *err,
 		size_t errlen);
 void matrix_free(struct matrix *m);

@@ -556,7 +556,7 @@ static char *base_fragments(const struct group *g, char *err, size_t errlen)
 	while (g->m->base[n])
 		n++;
 	for (int i = 0; i <= n; i++) {
-		char *path = xasprintf("%s/base/%s.config", g->o->matrix_dir,
+		char *path = xasprintf("%s/%s.config", g->m->base_dir,
 				       i < n ? g->m->base[i] : g->m->arch[g->arch].name);
 		char *text = read_file(path, NULL);
 

@@ -541,18 +541,52 @@ TEST(e2e_compile_error_is_build_fail)
 	run_free(&r);
 }
 
-/* The scratch kernel tree of the wrong-kcmp() tests: hard links to the pristine one, with
- * kernel/kcmp.c made from the pristine file by the edits (pairs of text to find, once each,
- * and its replacement; NULL-terminated). One tree for all of them, kept in the cache, so its
- * build directory is reused: switching from one wrong kcmp() to another recompiles kcmp.o and
- * links, where a tree of its own would cost each a clean build. */
-static char *wrong_kcmp_tree(const char *const *edits)
+/* One edit of a mutant tree: in file, the text from (found once) becomes to. */
+struct edit {
+	const char *file, *from, *to;
+};
+
+/* The files the mutant tree's edits may touch; every one not edited is put back as it was. */
+static const char *const mutable_files[] = { "kernel/kcmp.c", "kernel/sched/membarrier.c" };
+
+/* The pristine file with the edits that name it applied; NULL (a failed check) when an edit's
+ * text is not found. */
+static char *edited(const char *pristine, const char *file, const struct edit *edits)
+{
+	char *path = xasprintf("%s/%s", pristine, file), *text = read_file(path, NULL);
+
+	CHECK(text != NULL);
+	for (int i = 0; text && edits[i].file; i++) {
+		char *at, *next;
+
+		if (strcmp(edits[i].file, file))
+			continue;
+		at = strstr(text, edits[i].from);
+		CHECK(at != NULL);
+		if (!at) {
+			free(text);
+			text = NULL;
+			break;
+		}
+		next = xasprintf("%.*s%s%s", (int)(at - text), text, edits[i].to,
+				 at + strlen(edits[i].from));
+		free(text);
+		text = next;
+	}
+	free(path);
+	return text;
+}
+
+/* The scratch kernel tree of the wrong-kernel tests: hard links to the pristine one, with the
+ * mutable files made from the pristine ones by the edits. One tree for all of them, kept in the
+ * cache, so its build directory is reused: switching from one wrong kernel to another
+ * recompiles the files that changed and links, where a tree of its own would cost each a clean
+ * build. */
+static char *mutant_tree(const struct edit *edits)
 {
 	char *pristine = xasprintf("%s/src/linux-source-6.1", cache);
 	char *tree = xasprintf("%s/test-trees/kcmp-mutants", cache);
-	char *tmp = xasprintf("%s.tmp", tree), *kcmp = xasprintf("%s/kernel/kcmp.c", tree);
-	char *pristine_kcmp = xasprintf("%s/kernel/kcmp.c", pristine);
-	char *parent = xasprintf("%s/test-trees", cache), *text = NULL, *have = NULL;
+	char *tmp = xasprintf("%s.tmp", tree), *parent = xasprintf("%s/test-trees", cache);
 	const char *cp[] = { "cp", "-al", pristine, tmp, NULL };
 	struct spawn_result res;
 
@@ -562,46 +596,36 @@ static char *wrong_kcmp_tree(const char *const *edits)
 		CHECK(spawn_run(&(struct spawn_req){ .argv = cp }, &res) == 0 && res.status == 0);
 		CHECK(rename(tmp, tree) == 0);
 	}
-	text = read_file(pristine_kcmp, NULL);
-	CHECK(text != NULL);
-	for (int i = 0; text && edits[i]; i += 2) {
-		char *at = strstr(text, edits[i]), *next;
+	for (size_t f = 0; f < sizeof(mutable_files) / sizeof(mutable_files[0]); f++) {
+		char *want = edited(pristine, mutable_files[f], edits);
+		char *path = xasprintf("%s/%s", tree, mutable_files[f]), *have = read_file(path, NULL);
 
-		CHECK(at != NULL);
-		if (!at)
-			goto out;
-		next = xasprintf("%.*s%s%s", (int)(at - text), text, edits[i + 1],
-				 at + strlen(edits[i]));
-		free(text);
-		text = next;
+		/* The file may be a hard link into the pristine tree: replace it, never write
+		 * through it. An unchanged file is left alone, so Kbuild has nothing to redo. */
+		if (want && (!have || strcmp(have, want))) {
+			CHECK(unlink(path) == 0);
+			CHECK(write_file_atomic(path, want, strlen(want)) == 0);
+		}
+		free(want);
+		free(have);
+		free(path);
 	}
-	have = read_file(kcmp, NULL);
-	/* The file may be a hard link into the pristine tree: replace it, never write through
-	 * it. An unchanged file is left alone, so Kbuild has nothing to redo. */
-	if (text && (!have || strcmp(have, text))) {
-		CHECK(unlink(kcmp) == 0);
-		CHECK(write_file_atomic(kcmp, text, strlen(text)) == 0);
-	}
-out:
 	free(pristine);
-	free(pristine_kcmp);
 	free(tmp);
-	free(kcmp);
 	free(parent);
-	free(text);
-	free(have);
 	return tree;
 }
 
 /* kcmp() always says ENOSYS. */
 static char *broken_tree(void)
 {
-	static const char *const edits[] = {
-		"unsigned long, idx1, unsigned long, idx2)\n{\n",
-		"unsigned long, idx1, unsigned long, idx2)\n{\n"
-		"\treturn -ENOSYS; /* kcmp-matrix e2e test: a broken kcmp() */\n", NULL };
+	static const struct edit edits[] = {
+		{ "kernel/kcmp.c", "unsigned long, idx1, unsigned long, idx2)\n{\n",
+		  "unsigned long, idx1, unsigned long, idx2)\n{\n"
+		  "\treturn -ENOSYS; /* kcmp-matrix e2e test: a broken kcmp() */\n" },
+		{ 0 } };
 
-	return wrong_kcmp_tree(edits);
+	return mutant_tree(edits);
 }
 
 TEST(e2e_broken_kernel_fails_observed_layer)
@@ -1050,24 +1074,24 @@ TEST(e2e_diff_between_runs)
  * each wrongness sits in its own branch of kcmp(), so none hides another.) */
 TEST(e2e_mutant_kernel_fails_each_resource_check)
 {
-	static const char *const edits[] = {
-		"kcmp_ptr(task1->mm, task2->mm, KCMP_VM)",
-		"kcmp_ptr(task1->sighand, task2->sighand, KCMP_VM)",
-		"kcmp_ptr(task1->files, task2->files, KCMP_FILES)",
-		"kcmp_ptr(task1->fs, task2->fs, KCMP_FILES)",
-		"kcmp_ptr(task1->fs, task2->fs, KCMP_FS)",
-		"kcmp_ptr(task1->files, task2->files, KCMP_FS)",
-		"kcmp_ptr(task1->sighand, task2->sighand, KCMP_SIGHAND)",
-		"kcmp_ptr(task1->mm, task2->mm, KCMP_SIGHAND)",
-		"kcmp_ptr(task1->io_context, task2->io_context, KCMP_IO)",
-		"kcmp_ptr(task1->files, task2->files, KCMP_IO)",
-		"kcmp_ptr(task1->sysvsem.undo_list,\n\t\t\t       task2->sysvsem.undo_list,",
-		"kcmp_ptr(task1->io_context,\n\t\t\t       task2->io_context,",
-		"return kcmp_ptr(filp, filp_tgt, KCMP_FILE);",
-		"return filp ? 0 : -EBADF;",
-		"if (!ptrace_may_access(task1, PTRACE_MODE_READ_REALCREDS) ||\n\t    ",
-		"if (",
-		NULL };
+	static const struct edit edits[] = {
+		{ "kernel/kcmp.c", "kcmp_ptr(task1->mm, task2->mm, KCMP_VM)",
+		  "kcmp_ptr(task1->sighand, task2->sighand, KCMP_VM)" },
+		{ "kernel/kcmp.c", "kcmp_ptr(task1->files, task2->files, KCMP_FILES)",
+		  "kcmp_ptr(task1->fs, task2->fs, KCMP_FILES)" },
+		{ "kernel/kcmp.c", "kcmp_ptr(task1->fs, task2->fs, KCMP_FS)",
+		  "kcmp_ptr(task1->files, task2->files, KCMP_FS)" },
+		{ "kernel/kcmp.c", "kcmp_ptr(task1->sighand, task2->sighand, KCMP_SIGHAND)",
+		  "kcmp_ptr(task1->mm, task2->mm, KCMP_SIGHAND)" },
+		{ "kernel/kcmp.c", "kcmp_ptr(task1->io_context, task2->io_context, KCMP_IO)",
+		  "kcmp_ptr(task1->files, task2->files, KCMP_IO)" },
+		{ "kernel/kcmp.c", "kcmp_ptr(task1->sysvsem.undo_list,\n\t\t\t       task2->sysvsem.undo_list,",
+		  "kcmp_ptr(task1->io_context,\n\t\t\t       task2->io_context," },
+		{ "kernel/kcmp.c", "return kcmp_ptr(filp, filp_tgt, KCMP_FILE);",
+		  "return filp ? 0 : -EBADF;" },
+		{ "kernel/kcmp.c", "if (!ptrace_may_access(task1, PTRACE_MODE_READ_REALCREDS) ||\n\t    ",
+		  "if (" },
+		{ 0 } };
 	/* the first check each wrongness fails, in the guest's order */
 	static const char *const named[] = {
 		"kcmp_vm_clone_vm_child", "kcmp_files_clone_files_child", "kcmp_files_clone_fs_child",
@@ -1075,7 +1099,7 @@ TEST(e2e_mutant_kernel_fails_each_resource_check)
 		"kcmp_io_clone_io_child", "kcmp_io_clone_files_child",
 		"kcmp_sysvsem_clone_sysvsem_child", "kcmp_epoll_tfd_other_file",
 		"kcmp_eperm_pid1_unprivileged" };
-	char *tree = wrong_kcmp_tree(edits);
+	char *tree = mutant_tree(edits);
 	const char *args[] = { "--ksrc", tree, "--arch", "x86_64", "--only", VIA_EXPERT, NULL };
 	struct run r = harness_run("mutant-kernel", args);
 	char *line = cell_line(&r, "x86_64", VIA_EXPERT);

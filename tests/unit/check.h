@@ -54,4 +54,9 @@ void check_str_fail(const char *file, int line, const char *what, const char *go
 /* Path of a file under tests/data (tests run from the repository top). */
 #define DATA(name) "tests/data/" name
 
+/* The unit tests' own matrix (the kcmp question's shape, frozen), so a change to matrix/
+ * never breaks a unit test; tests of the repository's own data load matrix/ itself. */
+#define FIXTURE_MATRIX DATA("matrix")
+#define FIXTURE_PATCHES DATA("kernel-patch")
+
 #endif

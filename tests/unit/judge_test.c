@@ -14,7 +14,7 @@ static void load_matrix(void)
 
 	if (m.nsym)
 		return;
-	CHECK(matrix_load("matrix", "kernel-patch", &m, err, sizeof(err)) == 0);
+	CHECK(matrix_load(FIXTURE_MATRIX, FIXTURE_PATCHES, &m, err, sizeof(err)) == 0);
 	CHECK_STR(err, "");
 }
 

@@ -14,9 +14,10 @@ TEST(matrix_loads_the_repository_data)
 	struct matrix m;
 	char err[512] = "";
 
-	CHECK(matrix_load("matrix", "kernel-patch", &m, err, sizeof(err)) == 0);
+	CHECK(matrix_load("matrix", NULL, &m, err, sizeof(err)) == 0);
 	CHECK_STR(err, "");
-	CHECK(m.nsym == 5 && m.narch == 2 && m.nvariant >= 1);
+	CHECK(m.nsym >= 1 && m.narch >= 1 && m.nvariant >= 1 && m.nobs >= 1);
+	CHECK(m.guest_src && path_exists(m.guest_src));	/* matrix.conf's guest, from its folder */
 	CHECK_STR(m.sym[1], "KCMP");
 	CHECK_STR(m.arch[matrix_arch_index(&m, "arm64")].cross_compile, "aarch64-linux-gnu-");
 	CHECK_STR(m.arch[matrix_arch_index(&m, "x86_64")].cross_compile, "");

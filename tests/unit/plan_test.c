@@ -14,7 +14,7 @@ static int plan_count(const char *arches, const char *only, char *err, size_t er
 	struct plan_filter f = { .arches = arches ? a : NULL, .variants = v, .only = only };
 	int n = -1;
 
-	if (matrix_load("matrix", "kernel-patch", &m, err, errlen))
+	if (matrix_load(FIXTURE_MATRIX, FIXTURE_PATCHES, &m, err, errlen))
 		return -2;
 	if (plan_make(&m, &f, &p, err, errlen) == 0) {
 		n = p.ncell;
@@ -42,7 +42,7 @@ TEST(plan_all_variants)
 	struct plan p;
 	char err[256] = "";
 
-	CHECK(matrix_load("matrix", "kernel-patch", &m, err, sizeof(err)) == 0);
+	CHECK(matrix_load(FIXTURE_MATRIX, FIXTURE_PATCHES, &m, err, sizeof(err)) == 0);
 	CHECK(plan_make(&m, &(struct plan_filter){ 0 }, &p, err, sizeof(err)) == 0);
 	CHECK(p.ncell == 3 * 2 * 32);
 	plan_free(&p);
@@ -69,7 +69,7 @@ TEST(plan_combination_values)
 	char err[256], v[8], *name;
 	unsigned combo;
 
-	CHECK(matrix_load("matrix", "kernel-patch", &m, err, sizeof(err)) == 0);
+	CHECK(matrix_load(FIXTURE_MATRIX, FIXTURE_PATCHES, &m, err, sizeof(err)) == 0);
 	plan_combo_values(&m, 0, v);
 	CHECK(!memcmp(v, "nnnnn", 5));
 	plan_combo_values(&m, 0x10 | 0x01, v);
@@ -98,7 +98,7 @@ TEST(plan_counts_with_a_tristate)
 	struct plan p;
 	char err[256] = "", *v3[] = { "v3", NULL };
 
-	CHECK(matrix_load("matrix", "kernel-patch", &m, err, sizeof(err)) == 0);
+	CHECK(matrix_load(FIXTURE_MATRIX, FIXTURE_PATCHES, &m, err, sizeof(err)) == 0);
 	matrix_set_type(&m, 3, 't');
 	CHECK(plan_make(&m, &(struct plan_filter){ 0 }, &p, err, sizeof(err)) == 0);
 	CHECK(p.ncell == 3 * 2 * 48);

@@ -143,7 +143,7 @@ TEST(plan_shards_partition_the_cells)
 	struct plan whole;
 	char err[512] = "";
 
-	CHECK(matrix_load("matrix", "kernel-patch", &m, err, sizeof(err)) == 0);
+	CHECK(matrix_load(FIXTURE_MATRIX, FIXTURE_PATCHES, &m, err, sizeof(err)) == 0);
 	CHECK(plan_make(&m, &(struct plan_filter){ 0 }, &whole, err, sizeof(err)) == 0);
 	for (int n = 1; n <= 7; n++) {
 		struct plan all = { 0 };

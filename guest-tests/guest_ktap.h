@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * guest_ktap.h: what every kcmp-matrix guest (the /init of a question) shares with the
+ * harness, so that a question's guest is only its checks:
+ *
+ *   - KTAP results by test name, in the order of the guest's <name>_tests.h list, which the
+ *     harness reads too and requires by count and name;
+ *   - the expectations on the kernel command line, which the kernel hands to init as its
+ *     environment: KCMPM_ID=<tag>, KCMPM_EXPECT_<observable>=<state>,
+ *     KCMPM_CONFIG_<SYMBOL>=<y|m|n>;
+ *   - the lines the harness reads: "# kcmp-matrix kernel: <release> <version>",
+ *     "# kcmp-matrix observed: name=state ..." and "# kcmp-matrix: powering off";
+ *   - the power-off.
+ *
+ * Header only, for a static program built from one source file.
+ */
+#ifndef KCMPM_GUEST_KTAP_H
+#define KCMPM_GUEST_KTAP_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/reboot.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+/* A system call's return value and errno. */
+struct guest_call {
+	long ret;
+	int err;
+};
+
+static int guest_test_no;
+
+/* One KTAP result line; a failure carries a diagnostic line after it. */
+static inline void guest_vreport(const char *name, int ok, const char *fmt, va_list ap)
+{
+	char why[256] = "";
+
+	if (fmt)
+		vsnprintf(why, sizeof(why), fmt, ap);
+	guest_test_no++;
+	printf("%s %d %s\n", ok ? "ok" : "not ok", guest_test_no, name);
+	if (!ok && why[0])
+		printf("# %s: %s\n", name, why);
+}
+
+static inline void guest_report(const char *name, int ok, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static inline void guest_report(const char *name, int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	guest_vreport(name, ok, fmt, ap);
+	va_end(ap);
+}
+
+static inline void guest_skip(const char *name, const char *why)
+{
+	guest_test_no++;
+	printf("ok %d %s # SKIP %s\n", guest_test_no, name, why);
+}
+
+/* 1 when the variable says yes, 0 when it says no, -1 when it is missing or says neither. */
+static inline int guest_yes_no(const char *var, const char *yes, const char *no)
+{
+	const char *v = getenv(var);
+
+	if (!v)
+		return -1;
+	if (!strcmp(v, yes))
+		return 1;
+	if (!strcmp(v, no))
+		return 0;
+	return -1;
+}
+
+/* The kernel the guest booted, and the test that it is the one built for the cell. */
+static inline void guest_identity(const char *test_name)
+{
+	const char *id = getenv("KCMPM_ID");
+	struct utsname u;
+
+	if (uname(&u)) {
+		guest_report(test_name, 0, "uname failed: %s", strerror(errno));
+		return;
+	}
+	printf("# kcmp-matrix kernel: %s %s\n", u.release, u.version);
+	if (!id) {
+		guest_report(test_name, 0, "KCMPM_ID missing from the kernel command line");
+		return;
+	}
+	guest_report(test_name, strstr(u.version, id) != NULL,
+		     "booted kernel '%s' is not the one built for this cell (%s)", u.version, id);
+}
+
+/* A system call is there as predicted (want: 1, 0, or -1 when the harness did not say). */
+static inline void guest_presence(const char *test_name, int want, int have)
+{
+	if (want < 0) {
+		guest_report(test_name, 0, "expectation missing or malformed on the kernel command "
+			     "line");
+		return;
+	}
+	guest_report(test_name, want == have, "predicted %s, kernel says %s",
+		     want ? "present" : "absent (ENOSYS)", have ? "present" : "absent (ENOSYS)");
+}
+
+/* An observed state: ok_word on success, "enosys", alt_word for alt_errno, else "errno-N". */
+static inline void guest_describe(char *buf, size_t len, struct guest_call c, const char *ok_word,
+				  int alt_errno, const char *alt_word)
+{
+	if (c.ret >= 0)
+		snprintf(buf, len, "%s", ok_word);
+	else if (c.err == ENOSYS)
+		snprintf(buf, len, "enosys");
+	else if (alt_errno && c.err == alt_errno)
+		snprintf(buf, len, "%s", alt_word);
+	else
+		snprintf(buf, len, "errno-%d", c.err);
+}
+
+/* The end of every guest: says if the plan was not met, then powers the guest off. */
+static inline int guest_finish(int planned)
+{
+	if (guest_test_no != planned)
+		printf("# kcmp-matrix: ran %d tests, planned %d\n", guest_test_no, planned);
+	printf("# kcmp-matrix: powering off\n");
+	fflush(stdout);
+	sync();
+	reboot(RB_AUTOBOOT);
+	printf("# kcmp-matrix: reboot() failed: %s\n", strerror(errno));
+	return 1;
+}
+
+#endif
