@@ -1123,57 +1123,6 @@ TEST(e2e_mutant_kernel_fails_each_resource_check)
 	free(tree);
 }
 
-/* The second question (questions/membarrier), asked of real kernels on both arches with no
- * harness C of its own. Expected values read by hand from init/Kconfig: MEMBARRIER and RSEQ
- * are "if EXPERT", default y, and RSEQ selects MEMBARRIER. */
-#define MB_DEFAULTS "EXPERT=n,MEMBARRIER=n,RSEQ=n"	/* not honoured: both y */
-#define MB_OFF "EXPERT=y,MEMBARRIER=n,RSEQ=n"		/* both off */
-#define MB_BY_RSEQ "EXPERT=y,MEMBARRIER=n,RSEQ=y"	/* RSEQ selects MEMBARRIER */
-
-TEST(e2e_second_question_membarrier_both_arches)
-{
-	struct run r = harness_run("membarrier", (const char *[]){
-		"--matrix", "questions/membarrier", "--variants", "installed", "--only",
-		MB_DEFAULTS " " MB_OFF " " MB_BY_RSEQ, NULL });
-
-	CHECK(r.status == 0);
-	CHECK_CONTAINS(r.out, "6 cells: 6 PASS");
-	CHECK(r.tsv && !strncmp(r.tsv, "arch\tvariant\tcombination\tstatus\tmembarrier\trseq\t"
-				"resolved\treason\tkernel\n", 58));
-	for (size_t a = 0; a < 2; a++) {
-		expect_variant_cell(&r, "installed", arches[a], MB_DEFAULTS, "PASS\tworks\tworks\tnyy\t");
-		expect_variant_cell(&r, "installed", arches[a], MB_OFF, "PASS\tenosys\tenosys\tynn\t");
-		expect_variant_cell(&r, "installed", arches[a], MB_BY_RSEQ, "PASS\tworks\tworks\tyyy\t");
-	}
-	CHECK_CONTAINS(r.out, "| y | n | y | PASS membarrier=works MEMBARRIER→y | PASS membarrier=works "
-		       "MEMBARRIER→y |");
-	run_free(&r);
-}
-
-/* The second question's twin of the broken-kcmp() test: a tree whose membarrier() always says
- * ENOSYS fails the cells where it must work, at the observed layer. */
-TEST(e2e_second_question_broken_kernel_fails)
-{
-	static const struct edit edits[] = {
-		{ "kernel/sched/membarrier.c",
-		  "SYSCALL_DEFINE3(membarrier, int, cmd, unsigned int, flags, int, cpu_id)\n{\n",
-		  "SYSCALL_DEFINE3(membarrier, int, cmd, unsigned int, flags, int, cpu_id)\n{\n"
-		  "\treturn -ENOSYS; /* kcmp-matrix e2e test: a broken membarrier() */\n" },
-		{ 0 } };
-	char *tree = mutant_tree(edits);
-	struct run r = harness_run("membarrier-broken", (const char *[]){
-		"--matrix", "questions/membarrier", "--variants", "installed", "--ksrc", tree,
-		"--arch", "x86_64", "--only", MB_DEFAULTS " " MB_OFF, NULL });
-
-	CHECK(r.status == 1);
-	expect_variant_cell(&r, "installed", "x86_64", MB_OFF, "PASS\tenosys\tenosys\t");
-	expect_variant_cell(&r, "installed", "x86_64", MB_DEFAULTS, "FAIL\tenosys\tworks\tnyy\t"
-			    "observed: membarrier=enosys, but the resolved config implies "
-			    "membarrier=works");
-	run_free(&r);
-	free(tree);
-}
-
 /* Starts the harness in the background with args, waits until wait_file (NULL: its output)
  * holds wait_for, sends it the signal sig (a name, like INT), and waits for it to end. Returns
  * its output, followed by a line "exit=N". */
@@ -1805,6 +1754,59 @@ TEST(e2e_bad_input_exits_2)
 	free(text);
 	free(rules);
 	free(dir);
+}
+
+/* The second question (questions/membarrier), asked of real kernels on both arches with no
+ * harness C of its own. Expected values read by hand from init/Kconfig: MEMBARRIER and RSEQ
+ * are "if EXPERT", default y, and RSEQ selects MEMBARRIER. These tests come last: RSEQ=n
+ * changes struct task_struct, so its kernel is a heavy switch of the shared build directory,
+ * paid once when the cache is cold and never undone by a later test. */
+#define MB_DEFAULTS "EXPERT=n,MEMBARRIER=n,RSEQ=n"	/* not honoured: both y */
+#define MB_OFF "EXPERT=y,MEMBARRIER=n,RSEQ=n"		/* both off */
+#define MB_BY_RSEQ "EXPERT=y,MEMBARRIER=n,RSEQ=y"	/* RSEQ selects MEMBARRIER */
+
+TEST(e2e_second_question_membarrier_both_arches)
+{
+	struct run r = harness_run("membarrier", (const char *[]){
+		"--matrix", "questions/membarrier", "--variants", "installed", "--only",
+		MB_DEFAULTS " " MB_OFF " " MB_BY_RSEQ, NULL });
+
+	CHECK(r.status == 0);
+	CHECK_CONTAINS(r.out, "6 cells: 6 PASS");
+	CHECK(r.tsv && !strncmp(r.tsv, "arch\tvariant\tcombination\tstatus\tmembarrier\trseq\t"
+				"resolved\treason\tkernel\n", 58));
+	for (size_t a = 0; a < 2; a++) {
+		expect_variant_cell(&r, "installed", arches[a], MB_DEFAULTS, "PASS\tworks\tworks\tnyy\t");
+		expect_variant_cell(&r, "installed", arches[a], MB_OFF, "PASS\tenosys\tenosys\tynn\t");
+		expect_variant_cell(&r, "installed", arches[a], MB_BY_RSEQ, "PASS\tworks\tworks\tyyy\t");
+	}
+	CHECK_CONTAINS(r.out, "| y | n | y | PASS membarrier=works MEMBARRIER→y | PASS membarrier=works "
+		       "MEMBARRIER→y |");
+	run_free(&r);
+}
+
+/* The second question's twin of the broken-kcmp() test: a tree whose membarrier() always says
+ * ENOSYS fails a cell where it must work, at the observed layer. (An RSEQ=n cell, where
+ * ENOSYS is right, would cost this tree's build directory two heavy switches every run.) */
+TEST(e2e_second_question_broken_kernel_fails)
+{
+	static const struct edit edits[] = {
+		{ "kernel/sched/membarrier.c",
+		  "SYSCALL_DEFINE3(membarrier, int, cmd, unsigned int, flags, int, cpu_id)\n{\n",
+		  "SYSCALL_DEFINE3(membarrier, int, cmd, unsigned int, flags, int, cpu_id)\n{\n"
+		  "\treturn -ENOSYS; /* kcmp-matrix e2e test: a broken membarrier() */\n" },
+		{ 0 } };
+	char *tree = mutant_tree(edits);
+	struct run r = harness_run("membarrier-broken", (const char *[]){
+		"--matrix", "questions/membarrier", "--variants", "installed", "--ksrc", tree,
+		"--arch", "x86_64", "--only", MB_DEFAULTS, NULL });
+
+	CHECK(r.status == 1);
+	expect_variant_cell(&r, "installed", "x86_64", MB_DEFAULTS, "FAIL\tenosys\tworks\tnyy\t"
+			    "observed: membarrier=enosys, but the resolved config implies "
+			    "membarrier=works");
+	run_free(&r);
+	free(tree);
 }
 
 int main(int argc, char **argv)
