@@ -35,6 +35,12 @@ struct judge_input {
  * set. */
 void judge_cell(const struct judge_input *in, struct cell *c);
 
+/* Applies the variant's known failures (kernel-patch/<variant>/xfail) to a judged cell: a
+ * declared cell that failed becomes XFAIL, one that passed XPASS. Matched on the resolved
+ * values, or the requested ones when the config never resolved; never over a disagreement of
+ * rules and Kconfig. */
+void judge_known_failures(const struct matrix *m, struct cell *c);
+
 /* A config-only run's verdict (nothing built or booted): CONFIG_OK when the rules' prediction
  * and the resolved config agree, else FAIL naming each symbol. */
 void judge_config_only(const struct matrix *m, struct cell *c);

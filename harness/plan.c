@@ -170,33 +170,6 @@ void plan_free(struct plan *p)
 	*p = (struct plan){ 0 };
 }
 
-void plan_apply_xfail(const struct matrix *m, struct cell *c)
-{
-	const struct variant *v = &m->variant[c->variant];
-	int resolved = c->status != CELL_CONFIG_FAIL;
-
-	if (c->config_mismatch)
-		return;	/* a known build failure never covers a rules disagreement */
-	for (int i = 0; i < v->nxfail; i++) {
-		const struct xfail *x = &v->xfail[i];
-		char was[sizeof(c->reason) / 2];
-
-		if (!matrix_pattern_matches(&x->pattern, m->nsym, resolved ? c->resolved : c->requested,
-					  c->arch))
-			continue;
-		snprintf(was, sizeof(was), "%.500s", c->reason);
-		if (c->status == CELL_PASS) {
-			c->status = CELL_XPASS;
-			snprintf(c->reason, sizeof(c->reason), "declared failing but passed (%.300s:%d: %.400s)",
-				 v->xfail_path, x->lineno, x->reason);
-		} else {
-			c->status = CELL_XFAIL;
-			snprintf(c->reason, sizeof(c->reason), "known: %.400s; %s", x->reason, was);
-		}
-		return;
-	}
-}
-
 int cell_ok(const struct cell *c)
 {
 	return c->status == CELL_PASS || c->status == CELL_XFAIL || c->status == CELL_CONFIG_OK;

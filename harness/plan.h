@@ -77,10 +77,6 @@ int plan_make(const struct matrix *m, const struct plan_filter *f, struct plan *
 	      size_t errlen);
 void plan_free(struct plan *p);
 
-/* Applies the variant's known failures to a judged cell: a declared cell that failed becomes
- * XFAIL, one that passed XPASS. Matched on the resolved values, or the requested ones when the
- * config never resolved. */
-void plan_apply_xfail(const struct matrix *m, struct cell *c);
 /* Did the cell end as the run wants (PASS, XFAIL, or CONFIG_OK in a config-only run)? */
 int cell_ok(const struct cell *c);
 

@@ -103,6 +103,17 @@ static void config_tag(const struct group *g, const char *config, char out[17])
 	cache_key(out, parts);
 }
 
+/* What an interrupted run says on its way out (spawn's signal handler prints it). */
+static void note_how_far(int done, int total)
+{
+	char note[512];
+
+	snprintf(note, sizeof(note), "kcmp-matrix: interrupted after %d of %d cells; children "
+		 "killed. Run the same command again to finish: finished kernels and boots are "
+		 "reused from the cache.\n", done, total);
+	spawn_set_exit_note(note);
+}
+
 /* A finished cell: one line for the log and the terminal. */
 static void cell_done(struct group *g, const struct cell *c)
 {
@@ -114,7 +125,7 @@ static void cell_done(struct group *g, const struct cell *c)
 		      c->kernel_cached ? "cached " : "", c->build_seconds,
 		      c->boot_cached ? "cached " : "", c->boot_seconds, cell_status_name(c->status),
 		      c->reason[0] ? ": " : "", c->reason);
-	spawn_note_finished(pg->done, pg->total);
+	note_how_far(pg->done, pg->total);
 	free(combo);
 }
 
@@ -142,7 +153,7 @@ static int cell_resolved(struct group *g, struct cell *c, const char *text, cons
 	if (!text) {
 		c->status = CELL_CONFIG_FAIL;
 		snprintf(c->reason, sizeof(c->reason), "%s", why);
-		plan_apply_xfail(g->m, c);
+		judge_known_failures(g->m, c);
 		cell_done(g, c);
 	} else {
 		for (int s = 0; s < g->m->nsym; s++)
@@ -534,7 +545,7 @@ static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 		} else if (boot_cell(g, c, image, err, errlen)) {
 			goto out;
 		}
-		plan_apply_xfail(g->m, c);
+		judge_known_failures(g->m, c);
 		write_reproducer(g, c);
 		cell_done(g, c);
 	}
@@ -770,7 +781,7 @@ int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree
 
 	memset(vts, 0, sizeof(vts));
 	progress_init(&pg, stderr, p->ncell, -1);
-	spawn_note_finished(0, p->ncell);
+	note_how_far(0, p->ncell);
 	spawn_set_tick(progress_tick, &pg);
 	for (int v = 0; v < m->nvariant && rc == 0; v++) {
 		int any = 0;

@@ -46,46 +46,25 @@ void spawn_kill_all(void)
 			kill(-live_pgid[i], SIGKILL);
 }
 
-static volatile sig_atomic_t finished_cells, total_cells;
+/* What the handler prints before it exits. Two buffers, so that setting a new note never
+ * changes the one a signal may be printing at that moment. */
+static char exit_note[2][512];
+static volatile sig_atomic_t exit_note_current;
 
-void spawn_note_finished(int done, int total)
+void spawn_set_exit_note(const char *note)
 {
-	finished_cells = done;
-	total_cells = total;
-}
+	int next = !exit_note_current;
 
-/* Appends the decimal digits of n to buf at *len; async-signal-safe. */
-static void put_number(char *buf, size_t *len, long n)
-{
-	char digits[24];
-	int k = 0;
-
-	do
-		digits[k++] = (char)('0' + n % 10);
-	while ((n /= 10) > 0 && k < 23);
-	while (k > 0)
-		buf[(*len)++] = digits[--k];
-}
-
-static void put_text(char *buf, size_t *len, const char *s)
-{
-	while (*s)
-		buf[(*len)++] = *s++;
+	snprintf(exit_note[next], sizeof(exit_note[next]), "%s", note);
+	exit_note_current = next;
 }
 
 static void on_fatal_signal(int sig)
 {
-	char msg[256];
-	size_t len = 0;
+	const char *note = exit_note[exit_note_current];
 
 	spawn_kill_all();
-	put_text(msg, &len, "\nkcmp-matrix: interrupted after ");
-	put_number(msg, &len, finished_cells);
-	put_text(msg, &len, " of ");
-	put_number(msg, &len, total_cells);
-	put_text(msg, &len, " cells; children killed. Run the same command again to finish: "
-		 "finished kernels and boots are reused from the cache.\n");
-	if (write(STDERR_FILENO, msg, len) < 0) {
+	if (write(STDERR_FILENO, "\n", 1) < 0 || write(STDERR_FILENO, note, strlen(note)) < 0) {
 		/* nothing more can be done from a signal handler */
 	}
 	_exit(128 + sig);

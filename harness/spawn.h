@@ -52,11 +52,11 @@ int spawn_run_all(const struct spawn_req *reqs, int n, int jobs, struct spawn_re
 /* Kills every running child's process group with SIGKILL. Async-signal-safe. */
 void spawn_kill_all(void);
 
-/* SIGINT, SIGTERM, SIGHUP: kill children, print how far the run got and how to resume, exit
- * 128+signal. */
+/* SIGINT, SIGTERM, SIGHUP: kill children, print the exit note (how far the run got and how
+ * to resume: the caller's words), exit 128+signal. */
 void spawn_install_signal_handlers(void);
-/* How many cells of how many are finished, for that note. */
-void spawn_note_finished(int done, int total);
+/* The text (ending in a newline) the handler prints; the caller keeps it current. */
+void spawn_set_exit_note(const char *note);
 
 /* While a child runs, tick(arg) is called about once a second (the live progress line); NULL
  * turns it off. One setting for the process, made by the run. */
