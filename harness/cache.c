@@ -127,3 +127,34 @@ void cache_key(char out[17], const char *const *parts)
 		h = hash_bytes(h, parts[i], strlen(parts[i]) + 1);
 	hash_hex(h, out);
 }
+
+int cache_reusable(const struct cache_use *u, const char *kind, const char *key)
+{
+	return u->reuse && cache_complete(u->dir, kind, key);
+}
+
+char *cache_get_text(const struct cache_use *u, const char *kind, const char *key,
+		     const char *file)
+{
+	char *path, *text;
+
+	if (!cache_reusable(u, kind, key))
+		return NULL;
+	path = cache_file(u->dir, kind, key, file);
+	text = read_file(path, NULL);
+	free(path);
+	return text;
+}
+
+void cache_put_text(const struct cache_use *u, const char *kind, const char *key,
+		    const char *file, const char *text)
+{
+	char *path;
+
+	if (!u->store)
+		return;
+	path = cache_file(u->dir, kind, key, file);
+	if (write_file_atomic(path, text, strlen(text)) == 0)
+		cache_finish(u->dir, kind, key);
+	free(path);
+}

@@ -36,4 +36,23 @@ int cache_discarded(void);
 /* Key helpers: hash a list of strings (NULL-terminated) into 16 hex digits. */
 void cache_key(char out[17], const char *const *parts);
 
+/* What a run may do with the cache: the policy, in one place. A tree that can change (KSRC)
+ * may neither reuse nor store; --force all stores but never reuses; --force boot reuses all but
+ * console logs. */
+struct cache_use {
+	const char *dir;
+	int reuse;		/* complete entries may be read */
+	int reuse_boots;	/* and boot entries too */
+	int store;		/* entries may be written */
+};
+
+/* May this entry be reused: allowed, complete and matching its manifest? */
+int cache_reusable(const struct cache_use *u, const char *kind, const char *key);
+/* An entry's file as text when the entry may be reused; NULL otherwise. */
+char *cache_get_text(const struct cache_use *u, const char *kind, const char *key,
+		     const char *file);
+/* Writes one file of an entry and marks the entry complete, when entries may be stored. */
+void cache_put_text(const struct cache_use *u, const char *kind, const char *key,
+		    const char *file, const char *text);
+
 #endif

@@ -33,6 +33,7 @@ struct group {
 	char *base;			/* full base config text */
 	const struct arch_tools *tools;	/* the arch's guest and tool hashes */
 	const char *identity;		/* the tree's identity; NULL: mutable, nothing cached */
+	struct cache_use cache;		/* what it may do with the cache */
 	char *resolver_id;		/* what resolves its configs (resolver_identity) */
 	char *kernel_kind;		/* cache kind of this group's kernels */
 	int modules;			/* the base has MODULES: kernels are built with modules */
@@ -56,34 +57,6 @@ struct kernel_job {
 	int rep;		/* index into g->cells */
 	unsigned rank;
 };
-
-/* A cached text, or NULL on a miss or when this group may not reuse the cache. */
-static char *cache_get_text(const struct group *g, const char *kind, const char *key,
-			    const char *file)
-{
-	char *path, *text;
-
-	if (!g->identity || g->o->force == FORCE_ALL ||
-	    !cache_complete(g->o->cache_dir, kind, key))
-		return NULL;
-	path = cache_file(g->o->cache_dir, kind, key, file);
-	text = read_file(path, NULL);
-	free(path);
-	return text;
-}
-
-static void cache_put_text(const struct group *g, const char *kind, const char *key,
-			   const char *file, const char *text)
-{
-	char *path;
-
-	if (!g->identity)
-		return;
-	path = cache_file(g->o->cache_dir, kind, key, file);
-	if (write_file_atomic(path, text, strlen(text)) == 0)
-		cache_finish(g->o->cache_dir, kind, key);
-	free(path);
-}
 
 static char *cell_dir(const struct group *g, const struct cell *c)
 {
@@ -180,7 +153,7 @@ static int resolve_cells(struct group *g, char *err, size_t errlen)
 	for (int i = 0; i < g->ncell && !rc; i++) {
 		struct cell *c = g->cells[i];
 		char key[17], *requested = cell_request(g, c, key);
-		char *text = cache_get_text(g, "resolved", key, "config");
+		char *text = cache_get_text(&g->cache, "resolved", key, "config");
 
 		if (text) {
 			rc = cell_resolved(g, c, text, NULL, err, errlen);
@@ -200,7 +173,7 @@ static int resolve_cells(struct group *g, char *err, size_t errlen)
 		rc = build_resolve_all(&g->b, todo, ntodo, err, errlen);
 	for (int k = 0; k < ntodo; k++) {
 		if (!rc && todo[k].text)
-			cache_put_text(g, "resolved", todo_key[k], "config", todo[k].text);
+			cache_put_text(&g->cache, "resolved", todo_key[k], "config", todo[k].text);
 		if (!rc)
 			rc = cell_resolved(g, todo_cell[k], todo[k].text, todo[k].err, err, errlen);
 		free((char *)todo[k].requested);
@@ -298,8 +271,8 @@ static int boot_or_reuse(struct group *g, struct cell *c, const struct boot_req 
 	/* the kernel's path names its tag, so the command line is enough of a key */
 	snprintf(timeout, sizeof(timeout), "%g", req->timeout);
 	cache_key(key, parts);
-	outcome = g->o->force == FORCE_NONE && !fresh ? cache_get_text(g, "boots", key, "outcome")
-						       : NULL;
+	outcome = g->cache.reuse_boots && !fresh ? cache_get_text(&g->cache, "boots", key, "outcome")
+						 : NULL;
 	if (outcome && sscanf(outcome, "%d %d %lf", &out->status, &out->timed_out,
 			      &out->seconds) == 3) {
 		char *cached = cache_file(g->o->cache_dir, "boots", key, "serial.log");
@@ -321,13 +294,13 @@ static int boot_or_reuse(struct group *g, struct cell *c, const struct boot_req 
 			       g->m->variant[c->variant].name, combo);
 		free(combo);
 		rc = boot_run(req, out, err, errlen);
-		if (rc == 0 && g->identity) {
+		if (rc == 0 && g->cache.store) {
 			char *cached = cache_file(g->o->cache_dir, "boots", key, "serial.log");
 			char *text = xasprintf("%d %d %.3f\n", out->status, out->timed_out,
 					       out->seconds);
 
 			if (copy_file(req->log_path, cached) == 0)
-				cache_put_text(g, "boots", key, "outcome", text);
+				cache_put_text(&g->cache, "boots", key, "outcome", text);
 			free(cached);
 			free(text);
 		}
@@ -480,11 +453,10 @@ static int reuse_kernel(const struct group *g, const char *tag, struct build_out
 {
 	char *failed, *modules;
 
-	if (!g->identity || g->o->force == FORCE_ALL ||
-	    !cache_complete(g->o->cache_dir, g->kernel_kind, tag))
+	if (!cache_reusable(&g->cache, g->kernel_kind, tag))
 		return 0;
-	failed = cache_get_text(g, g->kernel_kind, tag, "failed");
-	modules = failed ? NULL : cache_get_text(g, g->kernel_kind, tag, "modules");
+	failed = cache_get_text(&g->cache, g->kernel_kind, tag, "failed");
+	modules = failed ? NULL : cache_get_text(&g->cache, g->kernel_kind, tag, "modules");
 	*bo = (struct build_outcome){ .ok = failed == NULL };
 	if (failed)
 		snprintf(bo->first_error, sizeof(bo->first_error), "%s", failed);
@@ -519,11 +491,11 @@ static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 			goto out;
 		g->ab->built++;
 		/* a timeout says nothing about the kernel: nothing is cached, the next run retries */
-		if (g->identity && !bo.timed_out) {
+		if (!bo.timed_out) {
 			if (!bo.ok)
-				cache_put_text(g, g->kernel_kind, tag, "failed", bo.first_error);
+				cache_put_text(&g->cache, g->kernel_kind, tag, "failed", bo.first_error);
 			else	/* marks the entry complete */
-				cache_put_text(g, g->kernel_kind, tag, "modules", bo.modules);
+				cache_put_text(&g->cache, g->kernel_kind, tag, "modules", bo.modules);
 		}
 	}
 	for (int i = 0; i < n; i++) {
@@ -595,9 +567,9 @@ static char *base_config(struct group *g, char *err, size_t errlen)
 					g->m->arch[g->arch].name, frags, NULL };
 
 		cache_key(key, parts);
-		text = cache_get_text(g, "base", key, "config");
+		text = cache_get_text(&g->cache, "base", key, "config");
 		if (!text && (text = build_base_config(&g->b, frags, err, errlen)))
-			cache_put_text(g, "base", key, "config", text);
+			cache_put_text(&g->cache, "base", key, "config", text);
 	}
 	free(frags);
 	return text;
@@ -636,6 +608,10 @@ static int config_group(struct group *g, struct plan *p, char *err, size_t errle
 	g->b.work_dir = xasprintf("%s/work/%s/%s/%s", g->o->cache_dir, g->t->tag, vname, aname);
 	g->kernel_kind = kernel_kind(g->t, g->m, g->variant, g->arch);
 	g->identity = g->t->identity;
+	g->cache = (struct cache_use){ .dir = g->o->cache_dir,
+				       .reuse = g->identity && g->o->force != FORCE_ALL,
+				       .reuse_boots = g->identity && g->o->force == FORCE_NONE,
+				       .store = g->identity != NULL };
 	g->resolver_id = resolver_identity(g->o->resolver_src);
 	if (!g->resolver_id) {
 		snprintf(err, errlen, "cannot read the Kconfig resolver '%s': %s", g->o->resolver_src,

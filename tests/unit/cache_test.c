@@ -61,3 +61,25 @@ TEST(cache_entries_are_checked_before_use)
 	CHECK(!cache_complete(dir, "kernels", "k4"));
 	remove_tree(dir);
 }
+
+/* The cache policy in one place: a KSRC tree neither reuses nor stores; --force all stores but
+ * never reuses. */
+TEST(cache_use_policy)
+{
+	char dir[] = "/tmp/kcmpm-cache-XXXXXX";
+	struct cache_use none, store_only, both;
+	char *text;
+
+	CHECK(mkdtemp(dir) != NULL);
+	none = (struct cache_use){ .dir = dir };
+	store_only = (struct cache_use){ .dir = dir, .store = 1 };
+	both = (struct cache_use){ .dir = dir, .reuse = 1, .store = 1 };
+	cache_put_text(&none, "resolved", "k1", "config", "CONFIG_A=y\n");
+	CHECK(!cache_reusable(&both, "resolved", "k1"));	/* nothing was stored */
+	cache_put_text(&store_only, "resolved", "k1", "config", "CONFIG_A=y\n");
+	CHECK(cache_get_text(&store_only, "resolved", "k1", "config") == NULL);
+	text = cache_get_text(&both, "resolved", "k1", "config");
+	CHECK_STR(text, "CONFIG_A=y\n");
+	free(text);
+	remove_tree(dir);
+}
