@@ -86,7 +86,7 @@ static void set_folder_path(struct matrix *m, const char *kw, const char *dir, c
 		      : !strcmp(kw, "host-file") ? &m->host_file : &m->base_dir;
 
 	free(*slot);
-	*slot = xasprintf("%s/%s", dir, rel);
+	*slot = rel[0] == '/' ? xstrdup(rel) : xasprintf("%s/%s", dir, rel);
 }
 
 static int load_matrix_conf(const char *dir, const char *path, struct matrix *m, char ***arches,
@@ -105,9 +105,9 @@ static int load_matrix_conf(const char *dir, const char *path, struct matrix *m,
 			goto fail;
 		}
 		if (in_folder(kw)) {		/* paths inside the question's folder */
-			if (l->nword != 2 || l->word[1][0] == '/') {
-				snprintf(err, errlen, "%s:%d: expected '%s PATH' (relative to the "
-					 "folder of matrix.conf)", path, l->lineno, kw);
+			if (l->nword != 2) {
+				snprintf(err, errlen, "%s:%d: expected '%s PATH' (absolute, or "
+					 "relative to the folder of matrix.conf)", path, l->lineno, kw);
 				goto fail;
 			}
 			set_folder_path(m, kw, dir, l->word[1]);

@@ -168,11 +168,11 @@ static void expect_valid_junit(const struct run *r, int failures)
 }
 
 /* Replaces the first 'from' in a file by 'to'; CHECKs that there was one. */
-static void edit_file(const char *path, const char *from, const char *to)
+/* Replaces the first from in the file by to; returns whether it was there. */
+static int edit_file_once(const char *path, const char *from, const char *to)
 {
 	char *text = read_file(path, NULL), *at = text ? strstr(text, from) : NULL;
 
-	CHECK(at != NULL);
 	if (at) {
 		char *edited = xasprintf("%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
 
@@ -180,16 +180,33 @@ static void edit_file(const char *path, const char *from, const char *to)
 		free(edited);
 	}
 	free(text);
+	return at != NULL;
+}
+
+static void edit_file(const char *path, const char *from, const char *to)
+{
+	CHECK(edit_file_once(path, from, to));
 }
 
 /* A scratch copy of a repository folder (matrix/ or kernel-patch/) to break on purpose. */
 static char *scratch_copy(const char *folder, const char *name)
 {
-	char *dir = xasprintf("%s/%s", scratch, name);
+	char *dir = xasprintf("%s/%s", scratch, name), *conf = xasprintf("%s/matrix.conf", dir);
 	const char *cmd[] = { "cp", "-r", folder, dir, NULL };
 	struct spawn_result res;
 
 	CHECK(spawn_run(&(struct spawn_req){ .argv = cmd }, &res) == 0 && res.status == 0);
+	/* a question folder names files beside it (../guest-tests, ../kernel-patch): in the
+	 * copy they are the repository's own */
+	if (path_exists(conf)) {
+		char *top = getcwd(NULL, 0), *there = xasprintf(" %s/", top);
+
+		while (edit_file_once(conf, " ../", there))
+			;
+		free(there);
+		free(top);
+	}
+	free(conf);
 	return dir;
 }
 
