@@ -67,26 +67,19 @@ static int unsafe_names(const struct conf_line *l, const char *path, char *err, 
 	return 0;
 }
 
-/* The keys whose value is a path relative to the question's folder. */
-static const char *const folder_keys[] = { "guest", "patches", "arches-file", "host-file",
-					   "base-dir" };
-
-static int in_folder(const char *kw)
+/* Where a key whose value is a path of the question's folder is kept; NULL for other keys. */
+static char **folder_slot(struct matrix *m, const char *kw)
 {
-	for (size_t i = 0; i < sizeof(folder_keys) / sizeof(folder_keys[0]); i++)
-		if (!strcmp(kw, folder_keys[i]))
-			return 1;
-	return 0;
-}
+	const struct { const char *key; char **slot; } keys[] = {
+		{ "guest", &m->guest_src }, { "patches", &m->patch_root },
+		{ "arches-file", &m->arches_file }, { "host-file", &m->host_file },
+		{ "base-dir", &m->base_dir },
+	};
 
-static void set_folder_path(struct matrix *m, const char *kw, const char *dir, const char *rel)
-{
-	char **slot = !strcmp(kw, "guest") ? &m->guest_src : !strcmp(kw, "patches") ? &m->patch_root
-		      : !strcmp(kw, "arches-file") ? &m->arches_file
-		      : !strcmp(kw, "host-file") ? &m->host_file : &m->base_dir;
-
-	free(*slot);
-	*slot = rel[0] == '/' ? xstrdup(rel) : xasprintf("%s/%s", dir, rel);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(kw, keys[i].key))
+			return keys[i].slot;
+	return NULL;
 }
 
 static int load_matrix_conf(const char *dir, const char *path, struct matrix *m, char ***arches,
@@ -99,18 +92,22 @@ static int load_matrix_conf(const char *dir, const char *path, struct matrix *m,
 	for (int i = 1; i < cf.nline; i++) {
 		const struct conf_line *l = &cf.line[i];
 		const char *kw = l->word[0];
+		char **slot;
 
 		if (l->nword < 2 || l->indented) {
 			snprintf(err, errlen, "%s:%d: expected 'KEY VALUE...'", path, l->lineno);
 			goto fail;
 		}
-		if (in_folder(kw)) {		/* paths inside the question's folder */
+		if ((slot = folder_slot(m, kw))) {	/* paths of the question's folder */
+			const char *rel = l->word[1];
+
 			if (l->nword != 2) {
 				snprintf(err, errlen, "%s:%d: expected '%s PATH' (absolute, or "
 					 "relative to the folder of matrix.conf)", path, l->lineno, kw);
 				goto fail;
 			}
-			set_folder_path(m, kw, dir, l->word[1]);
+			free(*slot);
+			*slot = rel[0] == '/' ? xstrdup(rel) : xasprintf("%s/%s", dir, rel);
 			continue;
 		}
 		if (!strcmp(kw, "tree")) {	/* a path, not a name: the one exception */
@@ -574,14 +571,6 @@ int matrix_variant_index(const struct matrix *m, const char *name)
 {
 	for (int i = 0; i < m->nvariant; i++)
 		if (!strcmp(m->variant[i].name, name))
-			return i;
-	return -1;
-}
-
-int matrix_observable_index(const struct matrix *m, const char *name)
-{
-	for (int i = 0; i < m->nobs; i++)
-		if (!strcmp(m->obs[i], name))
 			return i;
 	return -1;
 }

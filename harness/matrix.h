@@ -105,7 +105,6 @@ char *matrix_arch_packages(const struct arch *a);
 int matrix_arch_index(const struct matrix *m, const char *name);
 int matrix_variant_index(const struct matrix *m, const char *name);
 int matrix_symbol_index(const struct matrix *m, const char *name);
-int matrix_observable_index(const struct matrix *m, const char *name);
 
 /* Parses a pattern; what names it in errors. Returns -1 with "what: bad term ..." in err. */
 int matrix_parse_pattern(const struct matrix *m, const char *text, const char *what,
