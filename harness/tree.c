@@ -201,7 +201,7 @@ int tree_check_tarball(const char *tarball, const char *package, const char *cac
 	if (access(tarball, R_OK)) {
 		if (package)
 			snprintf(err, errlen, "kernel tarball '%s' not found; install it: apt-get "
-				 "install %s (or give KSRC=/path/to/tree)", tarball, package);
+				 "install %s", tarball, package);
 		else
 			snprintf(err, errlen, "kernel tarball '%s' not found or unreadable; give "
 				 "another tarball or KSRC=/path/to/tree", tarball);
@@ -218,15 +218,50 @@ int tree_check_tarball(const char *tarball, const char *package, const char *cac
 	return 0;
 }
 
+/* What names a tarball's content: its path, size and mtime (a new Debian package of the same
+ * name changes at least the mtime). NULL when it cannot be read. */
+static char *tarball_identity(const char *tarball)
+{
+	struct stat st;
+
+	if (stat(tarball, &st))
+		return NULL;
+	return xasprintf("tarball %s %lld %lld", tarball, (long long)st.st_size,
+			 (long long)st.st_mtime);
+}
+
+/* The unpacked tree came from another tarball than the one there now (a new point release):
+ * it goes, with everything made from it (variant trees, worktrees, build and config
+ * directories), so the new tree is unpacked and its kernels built afresh. Kernels and boots in
+ * the cache are keyed by the identity, so the old ones are never taken for the new tree's. */
+static void forget_old_tree(const char *cache_dir, const char *stem, const char *final)
+{
+	static const char *const derived[] = { "trees", "worktree", "build", "kconfig", "work" };
+
+	fprintf(stderr, "kcmp-matrix: %s changed since it was unpacked; unpacking it again and "
+		"building its kernels afresh\n", stem);
+	remove_tree(final);
+	for (size_t i = 0; i < sizeof(derived) / sizeof(derived[0]); i++) {
+		char *dir = xasprintf("%s/%s/%s", cache_dir, derived[i], stem);
+
+		remove_tree(dir);
+		free(dir);
+	}
+}
+
 int tree_from_tarball(const char *tarball, const char *package, const char *cache_dir,
 		      struct tree *t, char *err, size_t errlen)
 {
 	char *stem = tarball_stem(tarball);
 	char *src_dir = xasprintf("%s/src", cache_dir);
 	char *final = unpacked_path(tarball, cache_dir);
+	char *record = xasprintf("%s.identity", final), *identity = tarball_identity(tarball);
+	char *recorded = read_file(record, NULL);
 	int rc = -1;
 
 	*t = (struct tree){ 0 };
+	if (identity && recorded && strcmp(identity, recorded) && path_exists(final))
+		forget_old_tree(cache_dir, stem, final);
 	if (!path_exists(final)) {
 		if (tree_check_tarball(tarball, package, cache_dir, err, errlen))
 			goto out;
@@ -243,20 +278,25 @@ int tree_from_tarball(const char *tarball, const char *package, const char *cach
 			 "re-unpack %s", final, tarball);
 		goto out;
 	}
+	/* A tree unpacked before identities were recorded came from this tarball as far as
+	 * anyone can tell: it is recorded as such. */
+	if (identity && (!recorded || strcmp(identity, recorded)) &&
+	    write_file_atomic(record, identity, strlen(identity))) {
+		snprintf(err, errlen, "cannot write '%s': %s", record, strerror(errno));
+		goto out;
+	}
 	t->path = final;
 	final = NULL;
 	t->tag = xstrdup(stem);
-	{
-		struct stat st;
-
-		if (stat(tarball, &st) == 0)
-			t->identity = xasprintf("tarball %s %lld %lld", tarball, (long long)st.st_size,
-						(long long)st.st_mtime);
-		else	/* unpacked earlier, tarball gone since: trust the unpacked tree's name */
-			t->identity = xasprintf("unpacked %s", t->path);
-	}
+	/* unpacked earlier, tarball gone since: the identity it was unpacked from */
+	t->identity = identity ? identity : recorded ? xstrdup(recorded)
+						     : xasprintf("unpacked %s", t->path);
+	identity = NULL;
 	rc = fill_version(t, err, errlen);
 out:
+	free(identity);
+	free(recorded);
+	free(record);
 	free(stem);
 	free(src_dir);
 	free(final);

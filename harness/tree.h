@@ -25,8 +25,10 @@ struct tree {
  * Returns -1 with a message in err. */
 int tree_check_tarball(const char *tarball, const char *package, const char *cache_dir,
 		       char *err, size_t errlen);
-/* Unpacks tarball into cache_dir/src if needed (after tree_check_tarball). Returns -1 with a
- * message in err. */
+/* Unpacks tarball into cache_dir/src if needed (after tree_check_tarball). The identity of the
+ * tarball it was unpacked from is recorded beside it (src/<name>.identity); when the tarball
+ * changes (a new Debian point release), the tree and every directory made from it are removed
+ * and it is unpacked again. Returns -1 with a message in err. */
 int tree_from_tarball(const char *tarball, const char *package, const char *cache_dir,
 		      struct tree *t, char *err, size_t errlen);
 /* Uses an existing tree after checking it looks like a kernel tree. */

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 TEST(tree_version_parsed_from_makefile)
 {
@@ -57,4 +58,68 @@ TEST(tree_reads_symbol_types)
 	tree_find_symbols(dir, 5, names, type);
 	CHECK(type[0] == 't' && type[1] == 'b' && type[2] == 'b' && type[3] == 0 && type[4] == 't');
 	remove_tree(dir);
+}
+
+/* A tiny kernel-shaped tarball at tarball whose Makefile says SUBLEVEL sublevel. */
+static void make_tarball(const char *dir, const char *tarball, int sublevel)
+{
+	static const char *const files[] = { "Kconfig", "scripts/kconfig/Makefile", "init/Kconfig" };
+	char *top = xasprintf("%s/linux-source-9.9", dir), *mk = xasprintf("%s/Makefile", top);
+	char *text = xasprintf("VERSION = 9\nPATCHLEVEL = 9\nSUBLEVEL = %d\n", sublevel);
+	char *cmd = xasprintf("tar -C %s -cJf %s linux-source-9.9", dir, tarball);
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *p = xasprintf("%s/%s", top, files[i]), *slash = strrchr(p, '/');
+
+		*slash = 0;
+		CHECK(mkdir_p(p) == 0);
+		*slash = '/';
+		CHECK(write_file_atomic(p, "", 0) == 0);
+		free(p);
+	}
+	CHECK(write_file_atomic(mk, text, strlen(text)) == 0);
+	CHECK(system(cmd) == 0);
+	remove_tree(top);
+	free(cmd);
+	free(text);
+	free(mk);
+	free(top);
+}
+
+/* A new Debian point release replaces the tarball under the same name: the unpacked tree and
+ * the directories made from it go, the new one is unpacked, and its identity (which keys its
+ * kernels) is another. The same tarball again changes nothing. */
+TEST(tree_unpacks_again_when_the_tarball_changes)
+{
+	char dir[] = "/tmp/kcmpm-tarball-XXXXXX", err[1024] = "";
+	char *tarball, *cache, *build, *marker;
+	struct tree first, again, next;
+
+	CHECK(mkdtemp(dir) != NULL);
+	tarball = xasprintf("%s/linux-source-9.9.tar.xz", dir);
+	cache = xasprintf("%s/cache", dir);
+	build = xasprintf("%s/build/linux-source-9.9/x86_64", cache);
+	make_tarball(dir, tarball, 1);
+	CHECK(tree_from_tarball(tarball, "linux-source-9.9", cache, &first, err, sizeof(err)) == 0);
+	CHECK_STR(first.version, "9.9.1");
+	CHECK(mkdir_p(build) == 0);
+	marker = xasprintf("%s/unchanged", first.path);
+	CHECK(write_file_atomic(marker, "", 0) == 0);
+	CHECK(tree_from_tarball(tarball, "linux-source-9.9", cache, &again, err, sizeof(err)) == 0);
+	CHECK_STR(again.identity, first.identity);
+	CHECK(path_exists(marker) && path_exists(build));	/* not unpacked again */
+	sleep(1);	/* a new mtime, as a new package gives */
+	make_tarball(dir, tarball, 2);
+	CHECK(tree_from_tarball(tarball, "linux-source-9.9", cache, &next, err, sizeof(err)) == 0);
+	CHECK_STR(next.version, "9.9.2");
+	CHECK(strcmp(next.identity, first.identity) != 0);
+	CHECK(!path_exists(marker) && !path_exists(build));
+	tree_free(&first);
+	tree_free(&again);
+	tree_free(&next);
+	remove_tree(dir);
+	free(marker);
+	free(build);
+	free(cache);
+	free(tarball);
 }
