@@ -10,6 +10,8 @@ HARNESS_HDR := $(wildcard harness/*.h)
 BUILD       := build
 
 # Settings passed to the harness; each empty one keeps the harness's default.
+# TREES=6.1,6.12 picks kernel trees by matrix.conf's names (default: all; with KSRC: ksrc).
+TREES    ?=
 ARCH     ?=
 VARIANTS ?=
 ONLY     ?=
@@ -25,7 +27,7 @@ CC_WRAPPER ?=
 PREVIOUS ?=
 ARGS     ?=
 QUESTION_ARGS = $(if $(QUESTION),--matrix questions/$(QUESTION))
-HARNESS_ARGS = $(QUESTION_ARGS) $(if $(ARCH),--arch $(ARCH)) $(if $(VARIANTS),--variants $(VARIANTS)) \
+HARNESS_ARGS = $(QUESTION_ARGS) $(if $(TREES),--trees $(TREES)) $(if $(ARCH),--arch $(ARCH)) $(if $(VARIANTS),--variants $(VARIANTS)) \
 	$(if $(ONLY),--only '$(ONLY)') $(if $(KSRC),--ksrc $(KSRC)) $(if $(CACHE),--cache $(CACHE)) \
 	$(if $(JOBS),--jobs $(JOBS)) $(if $(FORCE),--force $(FORCE)) $(if $(SHARD),--shard $(SHARD)) \
 	$(if $(PREVIOUS),--previous $(PREVIOUS)) $(if $(CC_WRAPPER),--cc-wrapper '$(CC_WRAPPER)') \
@@ -36,7 +38,7 @@ VARIANT  ?=
 COMBO    ?=
 BUSYBOX  ?=
 CELL_RESULTS ?= results/one-cell
-CELL_ARGS = $(QUESTION_ARGS) --arch '$(ARCH)' --variants '$(VARIANT)' --only '$(COMBO)' --single \
+CELL_ARGS = $(QUESTION_ARGS) $(if $(TREES),--trees $(TREES)) --arch '$(ARCH)' --variants '$(VARIANT)' --only '$(COMBO)' --single \
 	$(if $(KSRC),--ksrc $(KSRC)) $(if $(CACHE),--cache $(CACHE)) $(if $(JOBS),--jobs $(JOBS)) \
 	$(if $(FORCE),--force $(FORCE)) --results $(CELL_RESULTS) $(ARGS)
 need_cell = @test -n "$(ARCH)" -a -n "$(VARIANT)" -a -n "$(COMBO)" || { echo "make $@: give \
@@ -69,7 +71,7 @@ $(BUILD)/e2e-tests: tests/e2e/*.c tests/unit/check.c tests/unit/check.h $(HARNES
 	$(CC) $(WARN) -O1 -g $(SAN) -iquote harness -iquote tests/unit -o $@ tests/e2e/*.c tests/unit/check.c $(HARNESS_SRC)
 
 deps:
-	@scripts/ensure-deps
+	@TREES='$(TREES)' QUESTION_DIR='$(if $(QUESTION),questions/$(QUESTION),matrix)' scripts/ensure-deps
 
 matrix: deps $(BUILD)/kcmp-matrix
 	$(BUILD)/kcmp-matrix $(HARNESS_ARGS)

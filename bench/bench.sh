@@ -8,12 +8,14 @@
 #   warm     the same matrix again with nothing changed
 #   touched  one patch of one variant edited: what is rebuilt and rebooted
 # The harness prints the per-run figures itself (its "summary:" line); this script only runs it
-# and does the arithmetic. Settings: VARIANTS, ARCH, BENCH_CACHE, JOBS.
+# and does the arithmetic. Settings: TREES (default 6.1, the tree the earlier figures are of),
+# VARIANTS, ARCH, BENCH_CACHE, JOBS.
 set -eu
 harness=${HARNESS:-build/kcmp-matrix}
 cache=${BENCH_CACHE:-/tmp/kcmp-matrix-bench-cache}
 out=${BENCH_RESULTS:-results/bench}
-args=""
+trees=${TREES:-6.1}
+args="--trees $trees"
 [ -n "${VARIANTS:-}" ] && args="$args --variants $VARIANTS"
 [ -n "${ARCH:-}" ] && args="$args --arch $ARCH"
 [ -n "${JOBS:-}" ] && args="$args --jobs $JOBS"
@@ -76,7 +78,7 @@ mkdir -p "$out"
 F=0
 for arch in $(sed -n 's/^arches //p' matrix/matrix.conf); do
 	# shellcheck disable=SC2086
-	"$harness" --cache "$cache/F" --results "$out/F-$arch" --variants v3 --arch "$arch" \
+	"$harness" --cache "$cache/F" --results "$out/F-$arch" --trees "$trees" --variants v3 --arch "$arch" \
 		--only EXPERT=y,KCMP=y,CHECKPOINT_RESTORE=y,DRM=y,EPOLL=y --force all \
 		>/dev/null 2>"$out/F-$arch.log" || true
 	f=$(field "$out/F-$arch.log" compile)

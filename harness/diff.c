@@ -27,7 +27,8 @@ static void name_cell(struct strbuf *sb, const struct matrix *m, const struct ce
 {
 	char *combo = plan_combo_name(m, c->combo);
 
-	sb_printf(sb, "  %s %s %s", m->arch[c->arch].name, m->variant[c->variant].name, combo);
+	sb_printf(sb, "  %s %s %s %s", m->tree[c->tree].name, m->arch[c->arch].name,
+		  m->variant[c->variant].name, combo);
 	free(combo);
 }
 
@@ -100,7 +101,8 @@ char *diff_text(const struct matrix *m, const struct plan *old, const struct pla
 
 	for (int i = 0; i < new_->ncell; i++) {
 		const struct cell *n = &new_->cell[i];
-		const struct cell *o = report_find_cell(old, n->variant, n->arch, n->combo);
+		const struct cell *o = report_find_cell(old, &(struct column){ n->tree, n->variant,
+										n->arch }, n->combo);
 
 		compared += o != NULL;
 		compare(m, o, n, out);
@@ -108,7 +110,8 @@ char *diff_text(const struct matrix *m, const struct plan *old, const struct pla
 	for (int i = 0; i < old->ncell; i++) {
 		const struct cell *o = &old->cell[i];
 
-		if (!report_find_cell(new_, o->variant, o->arch, o->combo))
+		if (!report_find_cell(new_, &(struct column){ o->tree, o->variant, o->arch },
+				      o->combo))
 			compare(m, o, NULL, out);
 	}
 	sb_printf(&sb, "%d cells in both runs: %d new failures, %d fixed, %d observed changes, "

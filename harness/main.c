@@ -46,8 +46,9 @@ static const char usage[] =
 	"  --arch LIST         arches to run (comma-separated; default: all in matrix.conf)\n"
 	"  --variants LIST     variants to run (default: all)\n"
 	"  --only PATTERN      combinations matching SYM=y|n[,SYM=y|n...] only\n"
-	"  --ksrc DIR          build this kernel tree instead of the unpacked tarball\n"
-	"  --tarball FILE      kernel tarball (default: matrix.conf's tree)\n"
+	"  --trees LIST        kernel trees to run, by matrix.conf's names (default: all of them;\n"
+	"                      with --ksrc: ksrc alone)\n"
+	"  --ksrc DIR          also build this kernel tree, as the tree named ksrc\n"
 	"  --cache DIR         cache (default $XDG_CACHE_HOME/kcmp-matrix or ~/.cache/kcmp-matrix)\n"
 	"  --results DIR       where results go (default results)\n"
 	"  --matrix DIR        the question's folder: matrix.conf and what it names (default\n"
@@ -83,7 +84,6 @@ struct options {
 	struct run_opts run;
 	struct plan_filter filter;
 	const char *ksrc;
-	const char *tarball;
 	int shard_k, shard_n;		/* --shard K/N; 0 when not sharded */
 	const char *previous;		/* --previous */
 	int single, shell;
@@ -158,7 +158,7 @@ static void resolve_with(const char *how, struct run_opts *o)
 
 static void parse_args(int argc, char **argv, struct options *o)
 {
-	enum { O_ARCH = 256, O_VARIANTS, O_ONLY, O_KSRC, O_TARBALL, O_CACHE, O_RESULTS, O_MATRIX,
+	enum { O_ARCH = 256, O_VARIANTS, O_ONLY, O_KSRC, O_TREES, O_CACHE, O_RESULTS, O_MATRIX,
 	       O_PATCHES, O_GUEST, O_TIMEOUT, O_BUILD_TIMEOUT, O_BOOT_RETRIES, O_MAKE, O_QEMU,
 	       O_FORCE, O_SHARD, O_PREVIOUS, O_SINGLE, O_SHELL, O_BUSYBOX, O_CC_WRAPPER,
 	       O_CONFIG_ONLY, O_RESOLVE_WITH };
@@ -167,7 +167,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "variants", required_argument, NULL, O_VARIANTS },
 		{ "only", required_argument, NULL, O_ONLY },
 		{ "ksrc", required_argument, NULL, O_KSRC },
-		{ "tarball", required_argument, NULL, O_TARBALL },
+		{ "trees", required_argument, NULL, O_TREES },
 		{ "cache", required_argument, NULL, O_CACHE },
 		{ "results", required_argument, NULL, O_RESULTS },
 		{ "matrix", required_argument, NULL, O_MATRIX },
@@ -199,7 +199,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case O_VARIANTS: o->filter.variants = split_commas(optarg); break;
 		case O_ONLY: o->filter.only = optarg; break;
 		case O_KSRC: o->ksrc = *optarg ? optarg : NULL; break;
-		case O_TARBALL: o->tarball = optarg; break;
+		case O_TREES: o->filter.trees = *optarg ? split_commas(optarg) : NULL; break;
 		case O_CACHE: o->run.cache_dir = optarg; break;
 		case O_RESULTS: o->run.results_dir = optarg; break;
 		case O_MATRIX: o->run.matrix_dir = optarg; break;
@@ -418,8 +418,6 @@ static int merge_command(const struct options *o, struct matrix *m)
 		if (one_ri.partial[0])
 			snprintf(ri.partial, sizeof(ri.partial), "shard %s %.2500s", one_ri.shard,
 				 one_ri.partial);
-		memcpy(ri.kernel_version, one_ri.kernel_version, sizeof(ri.kernel_version));
-		memcpy(ri.tree_path, one_ri.tree_path, sizeof(ri.tree_path));
 		free(path);
 	}
 	if (nshard == 0 || nshard != n)
@@ -442,23 +440,15 @@ static int merge_command(const struct options *o, struct matrix *m)
 	return n;
 }
 
-/* The Debian package of the tarball the run builds from, when it is the matrix's own tree. */
-static const char *tarball_package(const struct options *o, const struct matrix *m)
-{
-	return !strcmp(o->tarball, m->tarball) ? m->tree_package : NULL;
-}
-
 /* Before any build: does this machine have all the run needs (preflight.h)? Dies with the
  * packages to install when not. */
-static void check_machine(const struct options *o, const struct matrix *m, const int *used,
-			  struct arch_tools *tools)
+static void check_machine(const struct options *o, const struct matrix *m, const int *arch_used,
+			  const int *tree_used, struct arch_tools *tools)
 {
 	char err[2048];
 
-	if (preflight(&(struct preflight_req){ .o = &o->run, .m = m,
-					       .tarball = o->ksrc ? NULL : o->tarball,
-					       .tree_package = tarball_package(o, m),
-					       .arch_used = used }, tools, err, sizeof(err)))
+	if (preflight(&(struct preflight_req){ .o = &o->run, .m = m, .tree_used = tree_used,
+					       .arch_used = arch_used }, tools, err, sizeof(err)))
 		die("%s", err);
 }
 
@@ -489,13 +479,30 @@ static void write_partial_results(const struct options *o, const struct matrix *
 	free(done.combo);
 }
 
-/* Each matrix symbol takes the values its Kconfig type in the tree allows (bool: n y;
- * tristate: n m y), and every variant's rules must say the same type. */
-static void take_symbol_types(struct matrix *m, const struct tree *t)
+/* Each matrix symbol takes the values its Kconfig type allows (bool: n y; tristate: n m y). Every
+ * tree of the run that defines it must give it the same type, and every variant's rules must say
+ * that type. */
+static void take_symbol_types(struct matrix *m, const struct tree *trees, const int *tree_used)
 {
-	char type[MAX_SYMBOLS];
+	char type[MAX_SYMBOLS] = { 0 }, found[MAX_SYMBOLS];
+	int from[MAX_SYMBOLS];
 
-	tree_find_symbols(t->path, m->nsym, (const char *const *)m->sym, type);
+	for (int t = 0; t < m->ntree; t++) {
+		if (!tree_used[t])
+			continue;
+		tree_find_symbols(trees[t].path, m->nsym, (const char *const *)m->sym, found);
+		for (int s = 0; s < m->nsym; s++) {
+			if (found[s] && type[s] && (found[s] == 't') != (type[s] == 't'))
+				die("%s is %s in tree %s but %s in tree %s; a matrix symbol must have "
+				    "one type in every tree (leave one out with TREES=)", m->sym[s],
+				    found[s] == 't' ? "tristate" : "bool", m->tree[t].name,
+				    type[s] == 't' ? "tristate" : "bool", m->tree[from[s]].name);
+			if (found[s] && !type[s]) {
+				type[s] = found[s];
+				from[s] = t;
+			}
+		}
+	}
 	for (int s = 0; s < m->nsym; s++) {
 		matrix_set_type(m, s, type[s]);
 		for (int v = 0; v < m->nvariant; v++) {
@@ -504,10 +511,46 @@ static void take_symbol_types(struct matrix *m, const struct tree *t)
 			if (type[s] && !rs->absent && rs->tristate != (type[s] == 't'))
 				die("%s: %s is %s in %s's Kconfig but %s in the rules; say '%s' in its "
 				    "block", m->variant[v].rules_path, m->sym[s],
-				    type[s] == 't' ? "tristate" : "bool", t->path,
+				    type[s] == 't' ? "tristate" : "bool", trees[from[s]].path,
 				    rs->tristate ? "tristate" : "bool",
 				    type[s] == 't' ? "tristate" : "bool");
 		}
+	}
+}
+
+/* The run's trees: each unpacked into the cache (or a KSRC tree checked), its version and place
+ * recorded in the matrix. */
+static void open_trees(const struct options *o, struct matrix *m, const int *tree_used,
+		       struct tree *trees)
+{
+	char err[2048];
+
+	for (int t = 0; t < m->ntree; t++) {
+		const struct tree_decl *d = &m->tree[t];
+
+		trees[t] = (struct tree){ 0 };
+		if (!tree_used[t])
+			continue;
+		if (d->ksrc ? tree_from_path(d->ksrc, &trees[t], err, sizeof(err))
+			    : tree_from_tarball(d->tarball, d->package, o->run.cache_dir, &trees[t],
+						err, sizeof(err)))
+			die("%s", err);
+		matrix_tree_found(m, t, trees[t].version, trees[t].path);
+	}
+}
+
+/* KSRC= is a tree of its own, named ksrc; asked for alone unless TREES= names others too. */
+static void add_ksrc_tree(struct options *o, struct matrix *m)
+{
+	char err[512];
+
+	if (!o->ksrc)
+		return;
+	if (matrix_add_tree(m, "ksrc", NULL, NULL, o->ksrc, err, sizeof(err)))
+		die("KSRC: %s", err);
+	if (!o->filter.trees) {
+		o->filter.trees = xcalloc(2, sizeof(char *));
+		o->filter.trees[0] = xstrdup("ksrc");
 	}
 }
 
@@ -515,14 +558,15 @@ static int run_command(struct options *o, struct matrix *m)
 {
 	struct plan p, previous = { 0 };
 	struct run_info ri = { 0 };
-	struct tree t;
+	struct tree trees[MAX_TREES];
 	struct arch_tools tools[m->narch];
-	int arch_used[m->narch];
+	int arch_used[m->narch], tree_used[MAX_TREES];
 	char err[2048], *table;
 	double start = now_seconds();
 	int status;
 
-	if (plan_check_filter(m, &o->filter, arch_used, err, sizeof(err)))
+	add_ksrc_tree(o, m);
+	if (plan_check_filter(m, &o->filter, arch_used, tree_used, err, sizeof(err)))
 		die("%s", err);
 	if (o->previous) {
 		struct run_info unused = { 0 };
@@ -534,19 +578,16 @@ static int run_command(struct options *o, struct matrix *m)
 	lock_dir(o->run.cache_dir);
 	lock_dir(o->run.results_dir);
 	clean_up_after_a_killed_run(o);
-	check_machine(o, m, arch_used, tools);
-	if (o->ksrc ? tree_from_path(o->ksrc, &t, err, sizeof(err))
-		    : tree_from_tarball(o->tarball, tarball_package(o, m), o->run.cache_dir, &t, err,
-					sizeof(err)))
-		die("%s", err);
-	take_symbol_types(m, &t);
+	check_machine(o, m, arch_used, tree_used, tools);
+	open_trees(o, m, tree_used, trees);
+	take_symbol_types(m, trees, tree_used);
 	if (plan_make(m, &o->filter, &p, err, sizeof(err)) ||
 	    (o->previous && plan_index(m, &previous, err, sizeof(err))))
 		die("%s", err);
 	if (o->single && p.ncell != 1)
 		die("the filters select %d cells, not one; name the arch, the variant and all %d "
-		    "symbols (say %s=y,%s=n,...)", p.ncell, m->nsym, m->sym[0],
-		    m->sym[m->nsym > 1 ? 1 : 0]);
+		    "symbols (say %s=y,%s=n,...), and the tree if there are several (TREES=)",
+		    p.ncell, m->nsym, m->sym[0], m->sym[m->nsym > 1 ? 1 : 0]);
 	if (o->shard_n) {
 		plan_shard(&p, o->shard_k, o->shard_n);
 		snprintf(ri.shard, sizeof(ri.shard), "%d/%d", o->shard_k, o->shard_n);
@@ -554,11 +595,12 @@ static int run_command(struct options *o, struct matrix *m)
 			die("--shard %s: this shard has no cells (there are fewer cells than shards)",
 			    ri.shard);
 	}
-	fprintf(stderr, "kcmp-matrix: %d cells, kernel %s from %s, cache %s\n", p.ncell, t.version,
-		t.path, o->run.cache_dir);
-	snprintf(ri.kernel_version, sizeof(ri.kernel_version), "%s", t.version);
-	snprintf(ri.tree_path, sizeof(ri.tree_path), "%s", t.path);
-	if (run_plan(&o->run, m, &t, tools, &p, err, sizeof(err))) {
+	for (int t = 0; t < m->ntree; t++)
+		if (tree_used[t])
+			fprintf(stderr, "kcmp-matrix: tree %s: kernel %s from %s\n", m->tree[t].name,
+				trees[t].version, trees[t].path);
+	fprintf(stderr, "kcmp-matrix: %d cells, cache %s\n", p.ncell, o->run.cache_dir);
+	if (run_plan(&o->run, m, trees, tools, &p, err, sizeof(err))) {
 		ri.seconds = now_seconds() - start;
 		write_partial_results(o, m, &p, &ri, o->previous ? &previous : NULL, err);
 		/* the build's own full-disk message says what to do already */
@@ -574,10 +616,11 @@ static int run_command(struct options *o, struct matrix *m)
 	write_results(o, m, &p, &ri, o->previous ? &previous : NULL);
 	status = exit_status(&p);
 	if (o->shell)
-		status = shell_boot(&o->run, m, &t, &p.cell[0], o->busybox);
+		status = shell_boot(&o->run, m, &trees[p.cell[0].tree], &p.cell[0], o->busybox);
 	plan_free(&p);
 	plan_free(&previous);
-	tree_free(&t);
+	for (int t = 0; t < m->ntree; t++)
+		tree_free(&trees[t]);
 	return status;
 }
 
@@ -616,8 +659,6 @@ int main(int argc, char **argv)
 	if (!o.run.guest_src)
 		die("%s/matrix.conf names no guest test; add 'guest PATH' or pass --guest",
 		    o.run.matrix_dir);
-	if (!o.tarball)
-		o.tarball = m.tarball;
 	if (command && !strcmp(command, "diff")) {
 		status = diff_command(&o, &m);
 	} else if (command) {
@@ -629,6 +670,7 @@ int main(int argc, char **argv)
 	} else {
 		status = run_command(&o, &m);
 	}
+	free_vector(o.filter.trees);
 	free_vector(o.filter.arches);
 	free_vector(o.filter.variants);
 	matrix_free(&m);

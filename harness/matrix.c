@@ -49,22 +49,31 @@ static int build_order(struct matrix *m, const struct conf_line *l, const char *
 	return 0;
 }
 
-/* Names in matrix.conf become parts of paths under results/ and the cache (cells/<variant>/
- * <arch>/...) and of make arguments, so they are plain words: letters, digits, '_', '-', '.',
- * not starting with '.' or '-'. */
-static int unsafe_names(const struct conf_line *l, const char *path, char *err, size_t errlen)
+/* Names in matrix.conf become parts of paths under results/ and the cache (cells/<tree>/
+ * <variant>/<arch>/...) and of make arguments, so they are plain words: letters, digits, '_',
+ * '-', '.', not starting with '.' or '-'. */
+static int plain_name(const char *w)
 {
-	for (int i = 1; i < l->nword; i++) {
-		const char *w = l->word[i];
+	return strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") ==
+		       strlen(w) && w[0] != '.' && w[0] != '-';
+}
 
-		if (strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") !=
-			    strlen(w) || w[0] == '.' || w[0] == '-') {
+/* Words 1 .. upto-1 of a line must be plain names. */
+static int unsafe_words(const struct conf_line *l, int upto, const char *path, char *err,
+			size_t errlen)
+{
+	for (int i = 1; i < upto; i++)
+		if (!plain_name(l->word[i])) {
 			snprintf(err, errlen, "%s:%d: '%s' is not a plain name (letters, digits, _ - "
-				 "and ., not starting with . or -)", path, l->lineno, w);
+				 "and ., not starting with . or -)", path, l->lineno, l->word[i]);
 			return -1;
 		}
-	}
 	return 0;
+}
+
+static int unsafe_names(const struct conf_line *l, const char *path, char *err, size_t errlen)
+{
+	return unsafe_words(l, l->nword, path, err, errlen);
 }
 
 /* Where a key whose value is a path of the question's folder is kept; NULL for other keys. */
@@ -110,16 +119,22 @@ static int load_matrix_conf(const char *dir, const char *path, struct matrix *m,
 			*slot = rel[0] == '/' ? xstrdup(rel) : xasprintf("%s/%s", dir, rel);
 			continue;
 		}
-		if (!strcmp(kw, "tree")) {	/* a path, not a name: the one exception */
-			if (l->nword != 3 || l->word[2][0] != '/') {
-				snprintf(err, errlen, "%s:%d: expected 'tree PACKAGE /path/to/tarball'",
-					 path, l->lineno);
+		if (!strcmp(kw, "tree")) {	/* NAME PACKAGE then a path: the one exception */
+			if (l->nword != 4 || l->word[3][0] != '/') {
+				snprintf(err, errlen, "%s:%d: expected 'tree NAME PACKAGE "
+					 "/path/to/tarball'", path, l->lineno);
 				goto fail;
 			}
-			free(m->tree_package);
-			free(m->tarball);
-			m->tree_package = xstrdup(l->word[1]);
-			m->tarball = xstrdup(l->word[2]);
+			if (unsafe_words(l, 3, path, err, errlen))
+				goto fail;
+			if (matrix_add_tree(m, l->word[1], l->word[2], l->word[3], NULL, err,
+					    errlen)) {
+				char why[512];
+
+				snprintf(why, sizeof(why), "%s", err);
+				snprintf(err, errlen, "%s:%d: %s", path, l->lineno, why);
+				goto fail;
+			}
 			continue;
 		}
 		if (unsafe_names(l, path, err, errlen))
@@ -160,7 +175,7 @@ static int load_matrix_conf(const char *dir, const char *path, struct matrix *m,
 			goto fail;
 		}
 	}
-	if (!m->tree_package || !m->nsym || !*arches || !*variants) {
+	if (!m->ntree || !m->nsym || !*arches || !*variants) {
 		snprintf(err, errlen, "%s: needs 'tree', 'symbols', 'arches' and 'variants' lines",
 			 path);
 		goto fail;
@@ -463,8 +478,16 @@ void matrix_free(struct matrix *m)
 		free(m->need[i].package);
 	}
 	free(m->need);
-	free(m->tree_package);
-	free(m->tarball);
+	for (int t = 0; t < m->ntree; t++) {
+		struct tree_decl *d = &m->tree[t];
+
+		free(d->name);
+		free(d->package);
+		free(d->tarball);
+		free(d->ksrc);
+		free(d->version);
+		free(d->path);
+	}
 	for (int v = 0; v < m->nvariant; v++) {
 		free(m->variant[v].name);
 		free(m->variant[v].rules_path);
@@ -565,6 +588,40 @@ int matrix_arch_index(const struct matrix *m, const char *name)
 		if (!strcmp(m->arch[i].name, name))
 			return i;
 	return -1;
+}
+
+int matrix_tree_index(const struct matrix *m, const char *name)
+{
+	for (int i = 0; i < m->ntree; i++)
+		if (!strcmp(m->tree[i].name, name))
+			return i;
+	return -1;
+}
+
+int matrix_add_tree(struct matrix *m, const char *name, const char *package, const char *tarball,
+		    const char *ksrc, char *err, size_t errlen)
+{
+	if (matrix_tree_index(m, name) >= 0) {
+		snprintf(err, errlen, "tree '%s' is declared twice", name);
+		return -1;
+	}
+	if (m->ntree == MAX_TREES) {
+		snprintf(err, errlen, "at most %d trees", MAX_TREES);
+		return -1;
+	}
+	m->tree[m->ntree++] = (struct tree_decl){ .name = xstrdup(name),
+						  .package = package ? xstrdup(package) : NULL,
+						  .tarball = tarball ? xstrdup(tarball) : NULL,
+						  .ksrc = ksrc ? xstrdup(ksrc) : NULL };
+	return 0;
+}
+
+void matrix_tree_found(struct matrix *m, int t, const char *version, const char *path)
+{
+	free(m->tree[t].version);
+	free(m->tree[t].path);
+	m->tree[t].version = version ? xstrdup(version) : NULL;
+	m->tree[t].path = path ? xstrdup(path) : NULL;
 }
 
 int matrix_variant_index(const struct matrix *m, const char *name)

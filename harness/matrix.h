@@ -1,6 +1,6 @@
 /* matrix: what the matrix is, loaded from the data under matrix/.
  *
- *   matrix/matrix.conf       the kernel tree, symbols, arches, variants, base fragments, build
+ *   matrix/matrix.conf       the kernel trees, symbols, arches, variants, base fragments, build
  *                            order, and where the question's other files are: its guest test
  *                            (guest), patch series (patches), arch and host facts
  *                            (arches-file, host-file) and base fragments (base-dir), each
@@ -18,7 +18,19 @@
 
 #include <stddef.h>
 
-enum { MAX_GUEST_CONFIG = 8 };
+enum { MAX_GUEST_CONFIG = 8, MAX_TREES = 8 };
+
+/* A kernel tree the matrix is asked of: a Debian package's tarball (matrix.conf's 'tree NAME
+ * PACKAGE TARBALL' lines), or a KSRC directory. version and path are known once the tree is
+ * unpacked (or read back from a run's results). */
+struct tree_decl {
+	char *name;		/* what TREES= and the reports call it: "6.1" */
+	char *package;		/* the Debian package that installs the tarball; NULL for KSRC */
+	char *tarball;		/* NULL for KSRC */
+	char *ksrc;		/* a KSRC tree's directory, else NULL */
+	char *version;		/* "6.1.192", from the tree's Makefile; NULL until known */
+	char *path;		/* the tree's top; NULL until known */
+};
 
 struct arch {
 	char *name;
@@ -66,8 +78,8 @@ struct variant {
 };
 
 struct matrix {
-	char *tree_package;		/* the Debian package that installs the default tree... */
-	char *tarball;			/* ...as this tarball */
+	int ntree;
+	struct tree_decl tree[MAX_TREES];	/* matrix.conf's trees, in file order, then KSRC */
 	int nsym;
 	char *sym[MAX_SYMBOLS + 1];	/* NULL-terminated */
 	char values[MAX_SYMBOLS][4];	/* the values symbol i takes, as its Kconfig type allows:
@@ -103,6 +115,13 @@ void matrix_free(struct matrix *m);
 char *matrix_arch_packages(const struct arch *a);
 
 int matrix_arch_index(const struct matrix *m, const char *name);
+int matrix_tree_index(const struct matrix *m, const char *name);
+/* Declares a tree (KSRC: package and tarball NULL, ksrc its directory). Returns -1 with a message
+ * when the name is taken or there are MAX_TREES already. */
+int matrix_add_tree(struct matrix *m, const char *name, const char *package, const char *tarball,
+		    const char *ksrc, char *err, size_t errlen);
+/* Records what a tree turned out to be: its kernel version and where it is. */
+void matrix_tree_found(struct matrix *m, int t, const char *version, const char *path);
 int matrix_variant_index(const struct matrix *m, const char *name);
 int matrix_symbol_index(const struct matrix *m, const char *name);
 

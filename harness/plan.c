@@ -91,11 +91,13 @@ static int select_names(char **names, int count, int (*index)(const struct matri
 }
 
 int plan_check_filter(const struct matrix *m, const struct plan_filter *f, int *arch_on,
-		      char *err, size_t errlen)
+		      int *tree_on, char *err, size_t errlen)
 {
 	int variant_on[m->nvariant];
 	char *copy = xstrdup(f->only ? f->only : ""), *save = NULL;
-	int rc = select_names(f->arches, m->narch, matrix_arch_index, m, "arch", arch_on, err,
+	int rc = select_names(f->trees, m->ntree, matrix_tree_index, m, "tree", tree_on, err,
+			      errlen) ||
+		 select_names(f->arches, m->narch, matrix_arch_index, m, "arch", arch_on, err,
 			      errlen) ||
 		 select_names(f->variants, m->nvariant, matrix_variant_index, m, "variant",
 			      variant_on, err, errlen) ? -1 : 0;
@@ -110,15 +112,30 @@ int plan_check_filter(const struct matrix *m, const struct plan_filter *f, int *
 	return rc;
 }
 
+/* Adds the cell (tree t, variant v, arch a, combination combo) with its prediction. */
+static int add_cell(const struct matrix *m, struct plan *p, int t, int v, int a, unsigned combo,
+		    char *err, size_t errlen)
+{
+	struct cell *c = &p->cell[p->ncell++];
+
+	c->tree = t;
+	c->variant = v;
+	c->arch = a;
+	c->combo = combo;
+	plan_combo_values(m, combo, c->requested);
+	return rules_predict(&m->variant[v].rules, c->requested, &c->predicted, err, errlen);
+}
+
 int plan_make(const struct matrix *m, const struct plan_filter *f, struct plan *p, char *err,
 	      size_t errlen)
 {
-	int arch_on[m->narch], variant_on[m->nvariant];
+	int tree_on[m->ntree], arch_on[m->narch], variant_on[m->nvariant];
 	unsigned ncombo = matrix_ncombo(m);
 	int *combo_on = xcalloc(ncombo, sizeof(*combo_on));
 
 	*p = (struct plan){ 0 };
-	if (select_names(f->arches, m->narch, matrix_arch_index, m, "arch", arch_on, err, errlen) ||
+	if (select_names(f->trees, m->ntree, matrix_tree_index, m, "tree", tree_on, err, errlen) ||
+	    select_names(f->arches, m->narch, matrix_arch_index, m, "arch", arch_on, err, errlen) ||
 	    select_names(f->variants, m->nvariant, matrix_variant_index, m, "variant", variant_on,
 			 err, errlen) ||
 	    parse_only(m, f->only, combo_on, err, errlen)) {
@@ -130,24 +147,19 @@ int plan_make(const struct matrix *m, const struct plan_filter *f, struct plan *
 		if (combo_on[c])
 			p->combo[p->ncombo++] = c;
 	free(combo_on);
-	p->cell = xcalloc((size_t)(m->narch * m->nvariant * p->ncombo), sizeof(*p->cell));
-	for (int v = 0; v < m->nvariant; v++)
-		for (int a = 0; a < m->narch; a++)
-			for (int k = 0; k < p->ncombo && variant_on[v] && arch_on[a]; k++) {
-				struct cell *c = &p->cell[p->ncell++];
-
-				c->variant = v;
-				c->arch = a;
-				c->combo = p->combo[k];
-				plan_combo_values(m, c->combo, c->requested);
-				if (rules_predict(&m->variant[v].rules, c->requested, &c->predicted,
-						  err, errlen)) {
-					plan_free(p);
-					return -1;
-				}
-			}
+	p->cell = xcalloc((size_t)(m->ntree * m->narch * m->nvariant * p->ncombo) + 1,
+			  sizeof(*p->cell));
+	for (int t = 0; t < m->ntree; t++)
+		for (int v = 0; v < m->nvariant && tree_on[t]; v++)
+			for (int a = 0; a < m->narch; a++)
+				for (int k = 0; k < p->ncombo && variant_on[v] && arch_on[a]; k++)
+					if (add_cell(m, p, t, v, a, p->combo[k], err, errlen)) {
+						plan_free(p);
+						return -1;
+					}
 	if (p->ncell == 0) {
-		snprintf(err, errlen, "the filters select no cell; check ARCH, VARIANTS and ONLY");
+		snprintf(err, errlen, "the filters select no cell; check TREES, ARCH, VARIANTS and "
+			 "ONLY");
 		plan_free(p);
 		return -1;
 	}
@@ -200,8 +212,8 @@ int cell_status_from_name(const char *name)
 char *plan_cell_path(const struct matrix *m, const struct cell *c)
 {
 	char *combo = plan_combo_name(m, c->combo);
-	char *path = xasprintf("cells/%s/%s/%s", m->variant[c->variant].name, m->arch[c->arch].name,
-			       combo);
+	char *path = xasprintf("cells/%s/%s/%s/%s", m->tree[c->tree].name,
+			       m->variant[c->variant].name, m->arch[c->arch].name, combo);
 
 	free(combo);
 	return path;
@@ -224,6 +236,8 @@ static int cell_order(const void *a, const void *b)
 {
 	const struct cell *x = a, *y = b;
 
+	if (x->tree != y->tree)
+		return x->tree - y->tree;
 	if (x->variant != y->variant)
 		return x->variant - y->variant;
 	if (x->arch != y->arch)
@@ -248,9 +262,9 @@ int plan_index(const struct matrix *m, struct plan *p, char *err, size_t errlen)
 		if (cell_order(&p->cell[i - 1], &p->cell[i]) == 0) {
 			char *combo = plan_combo_name(m, p->cell[i].combo);
 
-			snprintf(err, errlen, "cell %s %s %s appears twice",
-				 m->arch[p->cell[i].arch].name, m->variant[p->cell[i].variant].name,
-				 combo);
+			snprintf(err, errlen, "cell %s %s %s %s appears twice",
+				 m->tree[p->cell[i].tree].name, m->arch[p->cell[i].arch].name,
+				 m->variant[p->cell[i].variant].name, combo);
 			free(combo);
 			free(seen);
 			return -1;

@@ -1,5 +1,5 @@
-/* plan: the cells of a run. A cell is one combination of the matrix symbols, requested on one
- * arch for one variant; it carries everything the later stages find out about it.
+/* plan: the cells of a run. A cell is one combination of the matrix symbols, requested of one
+ * kernel tree, on one arch, for one variant; it carries everything the later stages find out about it.
  *
  * Combination c is a number in mixed radix, one digit per symbol (the first symbol the most
  * significant), each digit an index into the values the symbol takes (matrix.h: "ny" or "nmy").
@@ -30,7 +30,7 @@ enum cell_status {
 };
 
 struct cell {
-	int arch, variant;
+	int tree, arch, variant;
 	unsigned combo;
 	char requested[MAX_SYMBOLS];	/* 'y'/'m'/'n' */
 	struct prediction predicted;	/* from the variant's rules */
@@ -55,6 +55,7 @@ struct cell {
 /* Which cells to run: NULL lists mean all. only is a pattern: space-separated alternatives,
  * each "SYM=y|m|n[,SYM=y|m|n...]", e.g. "EXPERT=y,KCMP=y DRM=m" (NULL or empty: all). */
 struct plan_filter {
+	char **trees;
 	char **arches;
 	char **variants;
 	const char *only;
@@ -68,9 +69,9 @@ struct plan {
 };
 
 /* Checks a filter's names and patterns before the symbols' values are known (they come from the
- * tree); arch_on[a] says whether it selects arch a. Returns -1 with a message in err. */
+ * trees); arch_on[a] and tree_on[t] say whether it selects arch a and tree t. Returns -1 with a message in err. */
 int plan_check_filter(const struct matrix *m, const struct plan_filter *f, int *arch_on,
-		      char *err, size_t errlen);
+		      int *tree_on, char *err, size_t errlen);
 /* Makes the cells and their predictions. Returns -1 with a message in err (unknown arch,
  * variant or symbol, bad pattern, a rules cycle). */
 int plan_make(const struct matrix *m, const struct plan_filter *f, struct plan *p, char *err,
@@ -91,16 +92,17 @@ const char *cell_status_name(enum cell_status s);
 /* The status called name, or -1. */
 int cell_status_from_name(const char *name);
 
-/* A cell's directory relative to results/: cells/<variant>/<arch>/<combination>. Caller frees. */
+/* A cell's directory relative to results/: cells/<tree>/<variant>/<arch>/<combination>. Caller
+ * frees. */
 char *plan_cell_path(const struct matrix *m, const struct cell *c);
 
 /* Keeps only shard k of n (1 <= k <= n): a contiguous slice of the cells in plan order, so a
- * shard keeps whole (variant, arch) groups and their incremental builds together where it can.
+ * shard keeps whole (tree, variant, arch) groups and their incremental builds together where it can.
  * Every cell is in exactly one shard. */
 void plan_shard(struct plan *p, int k, int n);
 
 /* Numbers each cell's combination from its requested values (with the matrix's values now),
- * puts cells in plan order (variant, arch, combination) and rebuilds the list of combinations
+ * puts cells in plan order (tree, variant, arch, combination) and rebuilds the list of combinations
  * from them; for plans read back from results. Returns -1 with a message when two cells are the
  * same cell or a cell requests a value its symbol does not take. */
 int plan_index(const struct matrix *m, struct plan *p, char *err, size_t errlen);

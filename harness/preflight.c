@@ -70,6 +70,41 @@ static int program_found(const char *name)
 	return found;
 }
 
+/* The other trees of the run, for "TREES=6.1" in the hint to leave tree skip out; "" when
+ * there are none. Caller frees. */
+static char *other_trees(const struct preflight_req *r, int skip)
+{
+	struct strbuf sb = { 0 };
+
+	sb_add(&sb, "", 0);
+	for (int t = 0; t < r->m->ntree; t++)
+		if (t != skip && r->tree_used[t])
+			sb_printf(&sb, "%s%s", sb.len ? "," : "", r->m->tree[t].name);
+	return sb.s;
+}
+
+/* Each tree from a tarball: unpacked already, or the tarball there with room to unpack it. */
+static void check_trees(const struct preflight_req *r, struct problems *pr)
+{
+	char why[1024];
+
+	for (int t = 0; t < r->m->ntree; t++) {
+		const struct tree_decl *d = &r->m->tree[t];
+		char *others;
+
+		if (!r->tree_used[t] || !d->tarball ||
+		    !tree_check_tarball(d->tarball, d->package, r->o->cache_dir, why, sizeof(why)))
+			continue;
+		others = other_trees(r, t);
+		if (*others)
+			problem(pr, d->package, "tree %s: %s; or leave the tree out: TREES=%s",
+				d->name, why, others);
+		else
+			problem(pr, d->package, "tree %s: %s", d->name, why);
+		free(others);
+	}
+}
+
 /* Does the host compiler find this header? On failure why gets its first error line. */
 static int header_found(const char *dir, const char *header, char *why, size_t whylen)
 {
@@ -117,9 +152,7 @@ static void check_host(const struct preflight_req *r, const char *dir, struct pr
 			problem(pr, h->package, "header '%s' not found by cc (%s); install: apt-get "
 				"install %s", h->name, why, h->package);
 	}
-	if (r->tarball && tree_check_tarball(r->tarball, r->tree_package, r->o->cache_dir, why,
-					     sizeof(why)))
-		problem(pr, r->tree_package, "%s", why);
+	check_trees(r, pr);
 }
 
 /* QEMU is asked to boot a kernel that does not exist: it parses the arch's options, sets up

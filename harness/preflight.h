@@ -2,7 +2,8 @@
  * a missing package is found in seconds, not after an hour of another arch's kernels:
  *
  *   - each program and header in matrix/host.conf (make, flex, bison, libelf's gelf.h, ...);
- *   - the kernel tree: unpacked in the cache already, or its tarball there to unpack;
+ *   - each kernel tree of the run: unpacked in the cache already, or its tarball there to
+ *     unpack (a missing one names its package, and how to run without that tree);
  *   - for each arch of the run: its compiler compiles and statically links the guest (the real
  *     one, which the run then boots) and its QEMU sets up the arch's machine.
  *
@@ -30,8 +31,7 @@ struct arch_tools {
 struct preflight_req {
 	const struct run_opts *o;
 	const struct matrix *m;
-	const char *tarball;		/* the tree's tarball; NULL when KSRC names a tree */
-	const char *tree_package;	/* the package that installs that tarball, or NULL */
+	const int *tree_used;		/* tree_used[t]: the run has cells of tree t */
 	const int *arch_used;		/* arch_used[a]: the run has cells on arch a */
 };
 

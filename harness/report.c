@@ -7,11 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct cell *report_find_cell(const struct plan *p, int v, int a, unsigned combo)
+const struct cell *report_find_cell(const struct plan *p, const struct column *col,
+				    unsigned combo)
 {
-	for (int i = 0; i < p->ncell; i++)
-		if (p->cell[i].variant == v && p->cell[i].arch == a && p->cell[i].combo == combo)
-			return &p->cell[i];
+	for (int i = 0; i < p->ncell; i++) {
+		const struct cell *c = &p->cell[i];
+
+		if (c->tree == col->tree && c->variant == col->variant && c->arch == col->arch &&
+		    c->combo == combo)
+			return c;
+	}
 	return NULL;
 }
 
@@ -54,19 +59,36 @@ int report_common_mark(const struct matrix *m, const struct plan *p, int *sym, c
 	return best > 0;
 }
 
-int report_columns(const struct matrix *m, const struct plan *p, int *col_v, int *col_a)
+int report_tree_used(const struct plan *p, int t)
+{
+	for (int i = 0; i < p->ncell; i++)
+		if (p->cell[i].tree == t)
+			return 1;
+	return 0;
+}
+
+int report_columns(const struct matrix *m, const struct plan *p, struct column *col)
 {
 	int n = 0;
 
-	for (int v = 0; v < m->nvariant; v++)
-		for (int a = 0; a < m->narch; a++)
-			for (int i = 0; i < p->ncell; i++)
-				if (p->cell[i].variant == v && p->cell[i].arch == a) {
-					col_v[n] = v;
-					col_a[n++] = a;
-					break;
+	for (int t = 0; t < m->ntree; t++)
+		for (int v = 0; v < m->nvariant; v++)
+			for (int a = 0; a < m->narch; a++)
+				for (int i = 0; i < p->ncell; i++) {
+					const struct cell *c = &p->cell[i];
+
+					if (c->tree == t && c->variant == v && c->arch == a) {
+						col[n++] = (struct column){ t, v, a };
+						break;
+					}
 				}
 	return n;
+}
+
+char *report_column_name(const struct matrix *m, const struct column *col)
+{
+	return xasprintf("%s %s %s", m->tree[col->tree].name, m->arch[col->arch].name,
+			 m->variant[col->variant].name);
 }
 
 /* What a cell shows a user: its headline observable's state when it booted, else that it did
@@ -78,59 +100,77 @@ static const char *outcome(const struct cell *c)
 	return c->observed[0] ? c->observed[0] : "no-result";
 }
 
-/* Rows where the variants disagree, per arch: in the headline observable or in whether the
- * kernel built. This is what a patch changed for users. */
-static void behaviour_diff(struct strbuf *sb, const struct matrix *m, const struct plan *p)
+/* Which of the plan's columns are one group of a behaviour diff: the same arch, and the same
+ * tree (between variants) or the same variant (between trees). */
+static int same_group(const struct column *a, const struct column *b, int across_trees)
 {
-	int nvar = 0, rows = 0;
+	return a->arch == b->arch &&
+	       (across_trees ? a->variant == b->variant : a->tree == b->tree);
+}
 
-	for (int v = 0; v < m->nvariant; v++)
-		for (int i = 0; i < p->ncell; i++)
-			if (p->cell[i].variant == v) {
-				nvar++;
-				break;
-			}
-	if (nvar < 2)
+/* Rows where the members of a group disagree: in the headline observable or in whether the
+ * kernel built. Between variants that is what a patch changed for users; between trees, what
+ * the newer kernel changed. label names a member (its variant or its tree). */
+static void behaviour_diff(struct strbuf *sb, const struct matrix *m, const struct plan *p,
+			   int across_trees)
+{
+	struct column col[m->ntree * m->nvariant * m->narch];
+	int ncol = report_columns(m, p, col), rows = 0, groups = 0;
+
+	for (int k = 0; k < ncol; k++)
+		for (int j = k + 1; j < ncol && !groups; j++)
+			groups = same_group(&col[k], &col[j], across_trees);
+	if (!groups)
 		return;
-	sb_printf(sb, "\nBehaviour diff between variants (%s state, or no-build):\n", m->obs[0]);
-	for (int a = 0; a < m->narch; a++)
-		for (int r = 0; r < p->ncombo; r++) {
-			const struct cell *first = NULL;
+	sb_printf(sb, "\nBehaviour diff between %s (%s state, or no-build):\n",
+		  across_trees ? "trees" : "variants", m->obs[0]);
+	for (int k = 0; k < ncol; k++) {
+		int leader = 1;
+
+		for (int j = 0; j < k && leader; j++)	/* each group once, at its first column */
+			leader = !same_group(&col[j], &col[k], across_trees);
+		for (int r = 0; r < p->ncombo && leader; r++) {
+			const struct cell *first = report_find_cell(p, &col[k], p->combo[r]);
 			int differs = 0;
 			char *name;
 
-			for (int v = 0; v < m->nvariant; v++) {
-				const struct cell *c = report_find_cell(p, v, a, p->combo[r]);
+			for (int j = k + 1; j < ncol && first; j++) {
+				const struct cell *c = report_find_cell(p, &col[j], p->combo[r]);
 
-				if (!c)
-					continue;
-				if (first && strcmp(outcome(first), outcome(c)))
-					differs = 1;
-				if (!first)
-					first = c;
+				differs |= same_group(&col[k], &col[j], across_trees) && c &&
+					   strcmp(outcome(first), outcome(c));
 			}
 			if (!differs)
 				continue;
 			rows++;
 			name = plan_combo_name(m, p->combo[r]);
-			sb_printf(sb, "  %s %s:", m->arch[a].name, name);
-			for (int v = 0; v < m->nvariant; v++) {
-				const struct cell *c = report_find_cell(p, v, a, p->combo[r]);
+			if (across_trees)
+				sb_printf(sb, "  %s %s %s:", m->arch[col[k].arch].name,
+					  m->variant[col[k].variant].name, name);
+			else
+				sb_printf(sb, "  %s %s %s:", m->tree[col[k].tree].name,
+					  m->arch[col[k].arch].name, name);
+			for (int j = k; j < ncol; j++) {
+				const struct cell *c = report_find_cell(p, &col[j], p->combo[r]);
 
-				if (c)
-					sb_printf(sb, " %s=%s", m->variant[v].name, outcome(c));
+				if (c && same_group(&col[k], &col[j], across_trees))
+					sb_printf(sb, " %s=%s", across_trees ?
+						  m->tree[col[j].tree].name :
+						  m->variant[col[j].variant].name, outcome(c));
 			}
 			sb_printf(sb, "\n");
 			free(name);
 		}
+	}
 	if (!rows)
-		sb_printf(sb, "  none: every variant behaves the same in every cell run\n");
+		sb_printf(sb, "  none: every %s behaves the same in every cell run\n",
+			  across_trees ? "tree" : "variant");
 }
 
 char *report_table(const struct matrix *m, const struct plan *p)
 {
-	int col_v[m->nvariant * m->narch], col_a[m->nvariant * m->narch];
-	int ncol = report_columns(m, p, col_v, col_a);
+	struct column col[m->ntree * m->nvariant * m->narch];
+	int ncol = report_columns(m, p, col);
 	struct strbuf sb = { 0 };
 	char *counts, from, to;
 	int mark;
@@ -138,8 +178,12 @@ char *report_table(const struct matrix *m, const struct plan *p)
 	sb_printf(&sb, "|");
 	for (int s = 0; s < m->nsym; s++)
 		sb_printf(&sb, " %s |", m->sym[s]);
-	for (int k = 0; k < ncol; k++)
-		sb_printf(&sb, " %s %s |", m->arch[col_a[k]].name, m->variant[col_v[k]].name);
+	for (int k = 0; k < ncol; k++) {
+		char *name = report_column_name(m, &col[k]);
+
+		sb_printf(&sb, " %s |", name);
+		free(name);
+	}
 	sb_printf(&sb, "\n|");
 	for (int k = 0; k < m->nsym + ncol; k++)
 		sb_printf(&sb, "---|");
@@ -152,7 +196,7 @@ char *report_table(const struct matrix *m, const struct plan *p)
 		for (int s = 0; s < m->nsym; s++)
 			sb_printf(&sb, " %c |", v[s]);
 		for (int k = 0; k < ncol; k++) {
-			const struct cell *c = report_find_cell(p, col_v[k], col_a[k], p->combo[r]);
+			const struct cell *c = report_find_cell(p, &col[k], p->combo[r]);
 
 			sb_printf(&sb, " ");
 			if (c)
@@ -164,7 +208,8 @@ char *report_table(const struct matrix *m, const struct plan *p)
 	if (report_common_mark(m, p, &mark, &from, &to))
 		sb_printf(&sb, "\nA mark like %s→%c: the cell requested %s=%c and Kconfig resolved it "
 			  "to %c.\n", m->sym[mark], to, m->sym[mark], from, to);
-	behaviour_diff(&sb, m, p);
+	behaviour_diff(&sb, m, p, 0);
+	behaviour_diff(&sb, m, p, 1);
 	for (int i = 0; i < p->ncell; i++) {
 		const struct cell *c = &p->cell[i];
 		char *name;
@@ -172,8 +217,9 @@ char *report_table(const struct matrix *m, const struct plan *p)
 		if (c->status == CELL_PASS)
 			continue;
 		name = plan_combo_name(m, c->combo);
-		sb_printf(&sb, "%s %s %s %s: %s\n", cell_status_name(c->status), m->arch[c->arch].name,
-			  m->variant[c->variant].name, name, c->reason);
+		sb_printf(&sb, "%s %s %s %s %s: %s\n", cell_status_name(c->status),
+			  m->tree[c->tree].name, m->arch[c->arch].name, m->variant[c->variant].name,
+			  name, c->reason);
 		free(name);
 	}
 	counts = report_counts(p);
@@ -279,6 +325,8 @@ static void json_cell(struct strbuf *sb, const struct matrix *m, const struct ce
 	char *combo = plan_combo_name(m, c->combo), *dir = plan_cell_path(m, c);
 
 	sb_printf(sb, "    {");
+	json_field(sb, "tree", m->tree[c->tree].name, 0);
+	json_field(sb, "kernel", m->tree[c->tree].version, 0);
 	json_field(sb, "arch", m->arch[c->arch].name, 0);
 	json_field(sb, "variant", m->variant[c->variant].name, 0);
 	json_field(sb, "combination", combo, 0);
@@ -330,9 +378,17 @@ char *report_json(const struct matrix *m, const struct plan *p, const struct run
 {
 	struct strbuf sb = { 0 };
 
-	sb_printf(&sb, "{\n  \"schema\": 1,\n  ");
-	json_field(&sb, "kernel", ri->kernel_version, 0);
-	json_field(&sb, "tree", ri->tree_path, 0);
+	sb_printf(&sb, "{\n  \"schema\": 1,\n  \"trees\": [");
+	for (int t = 0, n = 0; t < m->ntree; t++) {
+		if (!report_tree_used(p, t))
+			continue;
+		sb_printf(&sb, "%s{", n++ ? ", " : "");
+		json_field(&sb, "name", m->tree[t].name, 0);
+		json_field(&sb, "kernel", m->tree[t].version, 0);
+		json_field(&sb, "path", m->tree[t].path, 1);
+		sb_printf(&sb, "}");
+	}
+	sb_printf(&sb, "],\n  ");
 	if (ri->shard[0])
 		json_field(&sb, "shard", ri->shard, 0);
 	if (ri->partial[0])
@@ -368,7 +424,7 @@ char *report_tsv(const struct matrix *m, const struct plan *p)
 {
 	struct strbuf sb = { 0 };
 
-	sb_printf(&sb, "arch\tvariant\tcombination\tstatus");
+	sb_printf(&sb, "tree\tarch\tvariant\tcombination\tstatus");
 	for (int i = 0; i < m->nobs; i++)
 		sb_printf(&sb, "\t%s", m->obs[i]);
 	sb_printf(&sb, "\tresolved\treason\tkernel\n");
@@ -380,7 +436,8 @@ char *report_tsv(const struct matrix *m, const struct plan *p)
 		for (int s = 0; s < m->nsym; s++)
 			resolved[s] = c->resolved[s] ? c->resolved[s] : '-';
 		resolved[m->nsym] = 0;
-		sb_printf(&sb, "%s", m->arch[c->arch].name);
+		sb_printf(&sb, "%s", m->tree[c->tree].name);
+		tsv_value(&sb, m->arch[c->arch].name);
 		tsv_value(&sb, m->variant[c->variant].name);
 		tsv_value(&sb, combo);
 		tsv_value(&sb, cell_status_name(c->status));

@@ -1,11 +1,12 @@
 /* report: what a run writes. Pure formatting into strings; main writes them to disk.
  *
- *   table (stdout and results/matrix.md): one row per combination, one column per variant and
- *     arch; a cell reads "<STATUS> kcmp=<observed>", plus "KCMP→y" style marks where Kconfig
- *     resolved a symbol differently from the request; then one line per cell that did not pass.
+ *   table (stdout and results/matrix.md): one row per combination, one column per tree, arch and
+ *     variant; a cell reads "<STATUS> kcmp=<observed>", plus "KCMP→y" style marks where Kconfig
+ *     resolved a symbol differently from the request; then the behaviour diffs between variants
+ *     and between trees, and one line per cell that did not pass.
  *   results/matrix.json: schema 1, described in README.md.
  *   the other formats: report_ktap.c, report_junit.c, report_html.c.
- *   results/matrix.tsv: one line per cell, for awk and tests: arch, variant, combination,
+ *   results/matrix.tsv: one line per cell, for awk and tests: tree, arch, variant, combination,
  *     status, observed kcmp, epoll, epoll_tfd, resolved values, reason, kernel tag.
  */
 #ifndef KCMPM_REPORT_H
@@ -14,9 +15,8 @@
 #include "plan.h"
 #include "util.h"
 
+/* What a run was beyond its cells (each tree's kernel version and path are in the matrix). */
 struct run_info {
-	char kernel_version[128];
-	char tree_path[4096];
 	char shard[32];		/* "K/N" when the run was one shard of a run, else "" */
 	char partial[2560];	/* why the run stopped before its last cell, or "": complete */
 	double seconds;
@@ -31,7 +31,7 @@ char *report_json(const struct matrix *m, const struct plan *p, const struct run
 char *report_tsv(const struct matrix *m, const struct plan *p);
 /* report_ktap.c: the matrix as one KTAP plan, a test per cell */
 char *report_ktap(const struct matrix *m, const struct plan *p, const struct run_info *ri);
-/* report_junit.c: JUnit XML, a testsuite per (variant, arch), a testcase per cell */
+/* report_junit.c: JUnit XML, a testsuite per (tree, variant, arch), a testcase per cell */
 char *report_junit(const struct matrix *m, const struct plan *p, const struct run_info *ri);
 /* report_html.c: index.html; changes (may be NULL) is a diff against an earlier run */
 char *report_html(const struct matrix *m, const struct plan *p, const struct run_info *ri,
@@ -39,16 +39,26 @@ char *report_html(const struct matrix *m, const struct plan *p, const struct run
 
 /* "172 PASS 20 XFAIL": the count of each status, in status order. Caller frees. */
 char *report_counts(const struct plan *p);
-/* The table's columns: every (variant, arch) with at least one cell, in matrix order; col_v
- * and col_a need room for nvariant * narch entries. Returns how many. */
-int report_columns(const struct matrix *m, const struct plan *p, int *col_v, int *col_a);
-/* The cell of the plan for (variant v, arch a, combination combo), or NULL. */
+/* A column of the table: one tree, variant and arch. */
+struct column {
+	int tree, variant, arch;
+};
+
+/* The table's columns: every (tree, variant, arch) with at least one cell, in plan order; col
+ * needs room for ntree * nvariant * narch entries. Returns how many. */
+int report_columns(const struct matrix *m, const struct plan *p, struct column *col);
+/* "6.1 x86_64 v3": a column's heading. Caller frees. */
+char *report_column_name(const struct matrix *m, const struct column *col);
 /* The example for the legend of the table's marks: the mark most cells carry (symbol index,
  * requested and resolved value). Returns 0 when no cell has a mark. */
 int report_common_mark(const struct matrix *m, const struct plan *p, int *sym, char *from,
 		       char *to);
 
-const struct cell *report_find_cell(const struct plan *p, int v, int a, unsigned combo);
+/* Does the plan have a cell of tree t? */
+int report_tree_used(const struct plan *p, int t);
+/* The cell of the plan in column col with combination combo, or NULL. */
+const struct cell *report_find_cell(const struct plan *p, const struct column *col,
+				    unsigned combo);
 
 /* Appends s with &, <, >, " and ' escaped, for XML and HTML text and attributes; control
  * characters other than tab and newline (not allowed in XML 1.0) become U+FFFD. */

@@ -31,6 +31,24 @@ static const struct {
 	{ CELL_PENDING, "#ffffff", "not run" },
 };
 
+/* "Tree 6.1: kernel 6.1.192 from <code>path</code>; tree 6.12: ..." */
+static void trees(struct strbuf *sb, const struct matrix *m, const struct plan *p)
+{
+	int n = 0;
+
+	for (int t = 0; t < m->ntree; t++) {
+		if (!report_tree_used(p, t))
+			continue;
+		sb_printf(sb, "%s ", n++ ? "; tree" : "Tree");
+		report_xml_text(sb, m->tree[t].name);
+		sb_printf(sb, ": kernel ");
+		report_xml_text(sb, m->tree[t].version ? m->tree[t].version : "unknown");
+		sb_printf(sb, " from <code>");
+		report_xml_text(sb, m->tree[t].path ? m->tree[t].path : "unknown");
+		sb_printf(sb, "</code>");
+	}
+}
+
 static void head(struct strbuf *sb, const struct matrix *m, const struct plan *p,
 		 const struct run_info *ri)
 {
@@ -52,11 +70,9 @@ static void head(struct strbuf *sb, const struct matrix *m, const struct plan *p
 	for (size_t i = 0; i < sizeof(legend) / sizeof(legend[0]); i++)
 		sb_printf(sb, ".s-%s { background: %s; }\n", cell_status_name(legend[i].status),
 			  legend[i].colour);
-	sb_printf(sb, "</style>\n</head>\n<body>\n<h1>kcmp-matrix</h1>\n<p id=\"figures\">Kernel ");
-	report_xml_text(sb, ri->kernel_version);
-	sb_printf(sb, " from <code>");
-	report_xml_text(sb, ri->tree_path);
-	sb_printf(sb, "</code>%s%s: <b>%d cells: %s</b>; %.0f s wall; harness peak RSS %ld KiB.</p>\n",
+	sb_printf(sb, "</style>\n</head>\n<body>\n<h1>kcmp-matrix</h1>\n<p id=\"figures\">");
+	trees(sb, m, p);
+	sb_printf(sb, "%s%s: <b>%d cells: %s</b>; %.0f s wall; harness peak RSS %ld KiB.</p>\n",
 		  ri->shard[0] ? ", shard " : "", ri->shard, p->ncell, counts, ri->seconds,
 		  ri->max_rss_kib);
 	if (ri->partial[0]) {
@@ -123,14 +139,20 @@ static void grid_cell(struct strbuf *sb, const struct matrix *m, const struct ce
 
 static void grid(struct strbuf *sb, const struct matrix *m, const struct plan *p)
 {
-	int col_v[m->nvariant * m->narch], col_a[m->nvariant * m->narch];
-	int ncol = report_columns(m, p, col_v, col_a);
+	struct column col[m->ntree * m->nvariant * m->narch];
+	int ncol = report_columns(m, p, col);
 
 	sb_printf(sb, "<table id=\"grid\">\n<thead><tr>");
 	for (int s = 0; s < m->nsym; s++)
 		sb_printf(sb, "<th>%s</th>", m->sym[s]);
-	for (int k = 0; k < ncol; k++)
-		sb_printf(sb, "<th>%s %s</th>", m->arch[col_a[k]].name, m->variant[col_v[k]].name);
+	for (int k = 0; k < ncol; k++) {
+		char *name = report_column_name(m, &col[k]);
+
+		sb_printf(sb, "<th>");
+		report_xml_text(sb, name);
+		sb_printf(sb, "</th>");
+		free(name);
+	}
 	sb_printf(sb, "</tr></thead>\n<tbody>\n");
 	for (int r = 0; r < p->ncombo; r++) {
 		char values[MAX_SYMBOLS];
@@ -140,7 +162,7 @@ static void grid(struct strbuf *sb, const struct matrix *m, const struct plan *p
 		for (int s = 0; s < m->nsym; s++)
 			sb_printf(sb, "<td class=\"sym\">%c</td>", values[s]);
 		for (int k = 0; k < ncol; k++) {
-			const struct cell *c = report_find_cell(p, col_v[k], col_a[k], p->combo[r]);
+			const struct cell *c = report_find_cell(p, &col[k], p->combo[r]);
 
 			if (c)
 				grid_cell(sb, m, c);

@@ -29,12 +29,17 @@ static void count(const struct cell *c, struct tally *t)
 	t->seconds += c->build_seconds + c->boot_seconds;
 }
 
+static int in_column(const struct cell *c, const struct column *col)
+{
+	return c->tree == col->tree && c->variant == col->variant && c->arch == col->arch;
+}
+
 static void testcase(struct strbuf *sb, const struct matrix *m, const struct cell *c)
 {
 	char *combo = plan_combo_name(m, c->combo), *dir = plan_cell_path(m, c);
 
-	sb_printf(sb, "    <testcase classname=\"kcmp-matrix.%s.%s\" name=\"", m->variant[c->variant].name,
-		  m->arch[c->arch].name);
+	sb_printf(sb, "    <testcase classname=\"kcmp-matrix.%s.%s.%s\" name=\"",
+		  m->tree[c->tree].name, m->variant[c->variant].name, m->arch[c->arch].name);
 	report_xml_text(sb, combo);
 	sb_printf(sb, "\" time=\"%.1f\">\n", c->build_seconds + c->boot_seconds);
 	if (c->status == CELL_XFAIL || c->status == CELL_CONFIG_OK) {
@@ -62,32 +67,39 @@ char *report_junit(const struct matrix *m, const struct plan *p, const struct ru
 {
 	struct strbuf sb = { 0 };
 	struct tally all = { 0 };
+	struct column col[m->ntree * m->nvariant * m->narch];
+	int ncol;
+
+	(void)ri;
 
 	for (int i = 0; i < p->ncell; i++)
 		count(&p->cell[i], &all);
 	sb_printf(&sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		  "<testsuites name=\"kcmp-matrix\" tests=\"%d\" failures=\"%d\" errors=\"0\" "
 		  "skipped=\"%d\" time=\"%.1f\">\n", all.tests, all.failures, all.skipped, all.seconds);
-	for (int v = 0; v < m->nvariant; v++)
-		for (int a = 0; a < m->narch; a++) {
-			struct tally t = { 0 };
+	ncol = report_columns(m, p, col);
+	for (int k = 0; k < ncol; k++) {
+		struct tally t = { 0 };
+		char *name = report_column_name(m, &col[k]);
 
-			for (int i = 0; i < p->ncell; i++)
-				if (p->cell[i].variant == v && p->cell[i].arch == a)
-					count(&p->cell[i], &t);
-			if (!t.tests)
-				continue;
-			sb_printf(&sb, "  <testsuite name=\"%s %s\" tests=\"%d\" failures=\"%d\" "
-				  "errors=\"0\" skipped=\"%d\" time=\"%.1f\">\n", m->variant[v].name,
-				  m->arch[a].name, t.tests, t.failures, t.skipped, t.seconds);
-			sb_printf(&sb, "    <properties><property name=\"kernel\" value=\"");
-			report_xml_text(&sb, ri->kernel_version);
-			sb_printf(&sb, "\"/></properties>\n");
-			for (int i = 0; i < p->ncell; i++)
-				if (p->cell[i].variant == v && p->cell[i].arch == a)
-					testcase(&sb, m, &p->cell[i]);
-			sb_printf(&sb, "  </testsuite>\n");
-		}
+		for (int i = 0; i < p->ncell; i++)
+			if (in_column(&p->cell[i], &col[k]))
+				count(&p->cell[i], &t);
+		sb_printf(&sb, "  <testsuite name=\"");
+		report_xml_text(&sb, name);
+		sb_printf(&sb, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\" "
+			  "time=\"%.1f\">\n", t.tests, t.failures, t.skipped, t.seconds);
+		sb_printf(&sb, "    <properties><property name=\"tree\" value=\"");
+		report_xml_text(&sb, m->tree[col[k].tree].name);
+		sb_printf(&sb, "\"/><property name=\"kernel\" value=\"");
+		report_xml_text(&sb, m->tree[col[k].tree].version);
+		sb_printf(&sb, "\"/></properties>\n");
+		for (int i = 0; i < p->ncell; i++)
+			if (in_column(&p->cell[i], &col[k]))
+				testcase(&sb, m, &p->cell[i]);
+		sb_printf(&sb, "  </testsuite>\n");
+		free(name);
+	}
 	sb_printf(&sb, "</testsuites>\n");
 	return sb.s;
 }

@@ -40,8 +40,12 @@ char *report_ktap(const struct matrix *m, const struct plan *p, const struct run
 	struct strbuf sb = { 0 };
 	char *counts = report_counts(p);
 
-	sb_printf(&sb, "KTAP version 1\n# kcmp-matrix: kernel %s, %d cells: %s\n1..%d\n",
-		  ri->kernel_version, p->ncell, counts, p->ncell);
+	sb_printf(&sb, "KTAP version 1\n# kcmp-matrix:");
+	for (int t = 0; t < m->ntree; t++)
+		if (report_tree_used(p, t))
+			sb_printf(&sb, " tree %s kernel %s,", m->tree[t].name,
+				  m->tree[t].version ? m->tree[t].version : "unknown");
+	sb_printf(&sb, " %d cells: %s\n1..%d\n", p->ncell, counts, p->ncell);
 	if (ri->partial[0])
 		sb_printf(&sb, "# partial run, %s\n", ri->partial);
 	for (int i = 0; i < p->ncell; i++) {
@@ -49,9 +53,10 @@ char *report_ktap(const struct matrix *m, const struct plan *p, const struct run
 		const char *d = directive(c->status);
 		char *combo = plan_combo_name(m, c->combo);
 
-		sb_printf(&sb, "%s %d %s %s %s # ", c->status == CELL_PASS || c->status == CELL_CONFIG_OK
-						     ? "ok" : "not ok", i + 1,
-			  m->arch[c->arch].name, m->variant[c->variant].name, combo);
+		sb_printf(&sb, "%s %d %s %s %s %s # ", c->status == CELL_PASS ||
+						       c->status == CELL_CONFIG_OK ? "ok" : "not ok",
+			  i + 1, m->tree[c->tree].name, m->arch[c->arch].name,
+			  m->variant[c->variant].name, combo);
 		if (d)
 			sb_printf(&sb, "%s ", d);
 		if (c->status == CELL_PASS)

@@ -62,10 +62,25 @@ static char *read_words(const struct json *array)
 	return sb.s;
 }
 
-static int read_cell(const struct matrix *m, const struct json *j, struct cell *c, char *err,
+/* The tree a cell names; files from before trees were a dimension have one tree: the first. A
+ * tree this matrix does not declare (a KSRC tree, say) is added, so its cells can be read. */
+static int cell_tree(struct matrix *m, const char *name, char *err, size_t errlen)
+{
+	int t;
+
+	if (!name)
+		return 0;
+	t = matrix_tree_index(m, name);
+	if (t < 0 && matrix_add_tree(m, name, NULL, NULL, NULL, err, errlen) == 0)
+		t = m->ntree - 1;
+	return t;
+}
+
+static int read_cell(struct matrix *m, const struct json *j, struct cell *c, char *err,
 		     size_t errlen)
 {
 	const char *arch = json_get_string(j, "arch"), *variant = json_get_string(j, "variant");
+	int tree = cell_tree(m, json_get_string(j, "tree"), err, errlen);
 	const char *status = json_get_string(j, "status");
 	const struct json *obs = json_get(j, "observed");
 	const struct json *predicted_obs = json_get(j, "predicted_observed") ?
@@ -73,7 +88,9 @@ static int read_cell(const struct matrix *m, const struct json *j, struct cell *
 	const struct json *explain = json_get(j, "explain");
 	int st = cell_status_from_name(status);
 
-	*c = (struct cell){ .arch = arch ? matrix_arch_index(m, arch) : -1,
+	if (tree < 0)
+		return -1;
+	*c = (struct cell){ .tree = tree, .arch = arch ? matrix_arch_index(m, arch) : -1,
 			    .variant = variant ? matrix_variant_index(m, variant) : -1 };
 	if (c->arch < 0 || c->variant < 0 || st < 0) {
 		snprintf(err, errlen, "a cell has an arch, variant or status this matrix does not "
@@ -138,6 +155,33 @@ static int read_symbol_values(const struct json *doc, struct matrix *m, char *er
 	return 0;
 }
 
+/* "trees": [{"name": "6.1", "kernel": "6.1.192", "path": ...}, ...]: what each tree was. A
+ * file from before trees were a dimension names one kernel and tree path at the top: the first
+ * tree's. */
+static int read_trees(const struct json *doc, struct matrix *m, char *err, size_t errlen)
+{
+	const struct json *trees = json_get(doc, "trees");
+
+	if (!trees) {
+		if (json_get_string(doc, "kernel"))
+			matrix_tree_found(m, 0, json_get_string(doc, "kernel"),
+					  json_get_string(doc, "tree"));
+		return 0;
+	}
+	for (int i = 0; trees->type == JSON_ARRAY && i < trees->n; i++) {
+		const struct json *one = &trees->item[i];
+		int t = cell_tree(m, json_get_string(one, "name"), err, errlen);
+
+		if (t < 0 || !json_get_string(one, "name")) {
+			if (t >= 0)
+				snprintf(err, errlen, "a tree in \"trees\" has no name");
+			return -1;
+		}
+		matrix_tree_found(m, t, json_get_string(one, "kernel"), json_get_string(one, "path"));
+	}
+	return 0;
+}
+
 static int read_document(const struct json *doc, struct matrix *m, struct plan *p,
 			 struct run_info *ri, char *err, size_t errlen)
 {
@@ -157,10 +201,8 @@ static int read_document(const struct json *doc, struct matrix *m, struct plan *
 		}
 	if (read_symbol_values(doc, m, err, errlen))
 		return -1;
-	snprintf(ri->kernel_version, sizeof(ri->kernel_version), "%s",
-		 json_get_string(doc, "kernel") ? json_get_string(doc, "kernel") : "");
-	snprintf(ri->tree_path, sizeof(ri->tree_path), "%s",
-		 json_get_string(doc, "tree") ? json_get_string(doc, "tree") : "");
+	if (read_trees(doc, m, err, errlen))
+		return -1;
 	snprintf(ri->shard, sizeof(ri->shard), "%s",
 		 json_get_string(doc, "shard") ? json_get_string(doc, "shard") : "");
 	snprintf(ri->partial, sizeof(ri->partial), "%s",

@@ -71,7 +71,8 @@ static char *cell_dir(const struct group *g, const struct cell *c)
 static void config_tag(const struct group *g, const char *config, char out[17])
 {
 	const char *parts[] = { g->t->tag, g->m->variant[g->variant].name, g->vt->stamp,
-				g->tools->toolchain, config, NULL };
+				g->tools->toolchain, config, g->t->identity ? g->t->identity : "",
+				NULL };
 
 	cache_key(out, parts);
 }
@@ -93,8 +94,9 @@ static void cell_done(struct group *g, const struct cell *c)
 	char *combo = plan_combo_name(g->m, c->combo);
 	struct progress *pg = g->pg;
 
-	progress_line(pg, 1, "[%3d/%d] %-7s %s %s  build %s%.1fs boot %s%.1fs  %s%s%s", pg->done + 1,
-		      pg->total, g->m->arch[c->arch].name, g->m->variant[c->variant].name, combo,
+	progress_line(pg, 1, "[%3d/%d] %s %-7s %s %s  build %s%.1fs boot %s%.1fs  %s%s%s",
+		      pg->done + 1, pg->total, g->m->tree[c->tree].name, g->m->arch[c->arch].name,
+		      g->m->variant[c->variant].name, combo,
 		      c->kernel_cached ? "cached " : "", c->build_seconds,
 		      c->boot_cached ? "cached " : "", c->boot_seconds, cell_status_name(c->status),
 		      c->reason[0] ? ": " : "", c->reason);
@@ -340,29 +342,31 @@ static void guest_args(const struct group *g, const struct cell *c, char *args[M
 static void write_reproducer(const struct group *g, const struct cell *c)
 {
 	const struct arch *a = &g->m->arch[c->arch];
-	const char *vname = g->m->variant[c->variant].name;
+	const char *vname = g->m->variant[c->variant].name, *tname = g->m->tree[c->tree].name;
 	char *combo = plan_combo_name(g->m, c->combo), *args[MAX_GUEST_ARGS];
-	char *out = xasprintf("/tmp/kcmpm-repro/%s-%s-%s", vname, a->name, c->config_tag);
+	char *out = xasprintf("/tmp/kcmpm-repro/%s-%s-%s-%s", tname, vname, a->name, c->config_tag);
 	char *make = build_reproducer(&g->b, c->config_tag, g->modules, out);
 	char *kernel = xasprintf("%s/%s", out, a->image), *qemu, *text, *path;
+	char *cell = xasprintf("TREES=%s ARCH=%s VARIANT=%s COMBO=%s", tname, a->name, vname, combo);
 
 	guest_args(g, c, args);
 	qemu = boot_command(&(struct boot_req){ .arch = a, .qemu = g->o->qemu, .kernel = kernel,
 						.initramfs = g->tools->initramfs, .guest_args = args });
 	text = xasprintf("#!/bin/sh\n"
-			 "# kcmp-matrix cell %s %s %s\n"
+			 "# kcmp-matrix cell %s %s %s %s (kernel %s)\n"
 			 "# requested on top of matrix/base/: %s\n"
 			 "#\n"
 			 "# The same cell through the harness, from the repository top:\n"
-			 "#   make cell ARCH=%s VARIANT=%s COMBO=%s\n"
+			 "#   make cell %s\n"
 			 "# and its kernel with an interactive busybox shell:\n"
-			 "#   make shell ARCH=%s VARIANT=%s COMBO=%s\n"
+			 "#   make shell %s\n"
 			 "#\n"
 			 "# By hand (this script): the cell's final .config (./config) built into %s,\n"
 			 "# then booted as the harness boots it; the guest prints KTAP on the console.\n"
 			 "set -eu\ncd \"$(dirname \"$0\")\"\nmkdir -p %s\ncp config %s/.config\n%s%s\n",
-			 a->name, vname, combo, combo, a->name, vname, combo, a->name, vname, combo,
-			 out, out, out, make, qemu);
+			 tname, a->name, vname, combo, g->t->version, combo, cell, cell, out, out, out,
+			 make, qemu);
+	free(cell);
 	path = xasprintf("%s/reproduce.sh", c->dir);
 	if (write_file_atomic(path, text, strlen(text)) == 0)
 		chmod(path, 0755);
@@ -663,14 +667,14 @@ static void judge_configs_only(struct group *g)
 	}
 }
 
-/* The files any variant's series touches: what the worktree switches. */
-static char **variant_files(const struct matrix *m)
+/* The files any variant's series (in series_dir[v]) touches: what the worktree switches. */
+static char **variant_files(const struct matrix *m, char *const *series_dir)
 {
 	char **all = xcalloc(1, sizeof(*all));
 	int n = 0;
 
 	for (int v = 0; v < m->nvariant; v++) {
-		char err[256], **series = variant_series(m->variant[v].patch_dir, err, sizeof(err));
+		char err[256], **series = variant_series(series_dir[v], err, sizeof(err));
 
 		for (int i = 0; series && series[i]; i++) {
 			char *text = read_file(series[i], NULL), **files = variant_patched_files(text);
@@ -692,12 +696,13 @@ static char **variant_files(const struct matrix *m)
  * order through one worktree and build directory, each booted as soon as it is built. */
 static int run_arch(const struct run_opts *o, const struct matrix *m, const struct tree *t,
 		    struct plan *p, int a, const struct variant_tree *vts, char (*exists)[MAX_SYMBOLS],
-		    const struct arch_tools *tools, struct progress *pg, char *err, size_t errlen)
+		    char *const *series_dir, const struct arch_tools *tools, struct progress *pg,
+		    char *err, size_t errlen)
 {
 	struct group groups[m->nvariant];
 	struct arch_build ab = { 0 };
 	struct kernel_job *jobs = xcalloc((size_t)p->ncell, sizeof(*jobs));
-	char **files = variant_files(m);
+	char **files = variant_files(m, series_dir);
 	int ngroup = 0, njob = 0, rc = -1;
 
 	if (worktree_prepare(&ab.wt, o->cache_dir, t, m->arch[a].name, files, err, errlen))
@@ -747,18 +752,19 @@ out:
 	return rc;
 }
 
-int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree *t,
-	     const struct arch_tools *tools, struct plan *p, char *err, size_t errlen)
+/* Every cell of one tree (p holds only those): each variant's tree (the series rebased for this
+ * tree's version where there is one), then each arch. */
+static int run_tree(const struct run_opts *o, const struct matrix *m, const struct tree *t,
+		    const struct arch_tools *tools, struct plan *p, struct progress *pg, char *err,
+		    size_t errlen)
 {
 	struct variant_tree vts[m->nvariant];
-	char exists[m->nvariant][MAX_SYMBOLS];
-	struct progress pg;
+	char exists[m->nvariant][MAX_SYMBOLS], *series_dir[m->nvariant];
 	int rc = 0;
 
 	memset(vts, 0, sizeof(vts));
-	progress_init(&pg, stderr, p->ncell, -1);
-	note_how_far(0, p->ncell);
-	spawn_set_tick(progress_tick, &pg);
+	for (int v = 0; v < m->nvariant; v++)
+		series_dir[v] = variant_series_dir(m->variant[v].patch_dir, t->version);
 	for (int v = 0; v < m->nvariant && rc == 0; v++) {
 		int any = 0;
 
@@ -766,9 +772,10 @@ int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree
 			any = p->cell[i].variant == v;
 		if (!any)
 			continue;
-		progress_doing(&pg, "%s: its tree", m->variant[v].name);
-		rc = variant_prepare(m->variant[v].patch_dir, m->variant[v].name, t, o->cache_dir,
-				     &vts[v], err, errlen);
+		progress_doing(pg, "%s %s: its tree", m->tree[p->cell[0].tree].name,
+			       m->variant[v].name);
+		rc = variant_prepare(series_dir[v], m->variant[v].name, t, o->cache_dir, &vts[v], err,
+				     errlen);
 		if (rc == 0)
 			tree_find_symbols(vts[v].path, m->nsym, (const char *const *)m->sym,
 					  exists[v]);
@@ -780,11 +787,35 @@ int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree
 			any = p->cell[i].arch == a;
 		if (!any)
 			continue;
-		rc = run_arch(o, m, t, p, a, vts, exists, &tools[a], &pg, err, errlen);
+		rc = run_arch(o, m, t, p, a, vts, exists, series_dir, &tools[a], pg, err, errlen);
+	}
+	for (int v = 0; v < m->nvariant; v++) {
+		variant_tree_free(&vts[v]);
+		free(series_dir[v]);
+	}
+	return rc;
+}
+
+int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree *trees,
+	     const struct arch_tools *tools, struct plan *p, char *err, size_t errlen)
+{
+	struct progress pg;
+	int rc = 0;
+
+	progress_init(&pg, stderr, p->ncell, -1);
+	note_how_far(0, p->ncell);
+	spawn_set_tick(progress_tick, &pg);
+	/* plan order puts each tree's cells together */
+	for (int from = 0, to; from < p->ncell && rc == 0; from = to) {
+		struct plan slice = { .ncombo = p->ncombo, .combo = p->combo };
+
+		for (to = from; to < p->ncell && p->cell[to].tree == p->cell[from].tree; to++)
+			;
+		slice.cell = p->cell + from;
+		slice.ncell = to - from;
+		rc = run_tree(o, m, &trees[p->cell[from].tree], tools, &slice, &pg, err, errlen);
 	}
 	spawn_set_tick(NULL, NULL);
 	progress_end(&pg);
-	for (int v = 0; v < m->nvariant; v++)
-		variant_tree_free(&vts[v]);
 	return rc;
 }

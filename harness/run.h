@@ -1,4 +1,4 @@
-/* run: the pipeline for one plan. For each arch: for each variant, its base config and every
+/* run: the pipeline for one plan. For each tree, for each arch: for each variant, its base config and every
  * cell's resolved config; then the arch's distinct kernels, all variants together, in one
  * order (so each build differs little from the previous one in symbols and in variant), built
  * in one build directory from the arch's worktree (worktree.h), each booted and judged as soon
@@ -47,10 +47,10 @@ char *run_kernel_image(const struct run_opts *o, const struct matrix *m, const s
 
 struct arch_tools;
 
-/* Runs every cell of the plan, with each arch's tools as preflight prepared them (indexed by
- * arch). Returns -1 (message in err) when the harness itself cannot go on; cell failures are
+/* Runs every cell of the plan, tree by tree (trees is indexed like m->tree; the plan's cells
+ * in plan order), with each arch's tools as preflight prepared them (indexed by arch). Returns -1 (message in err) when the harness itself cannot go on; cell failures are
  * results, not errors. */
-int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree *t,
+int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree *trees,
 	     const struct arch_tools *tools, struct plan *p, char *err, size_t errlen);
 
 #endif

@@ -26,6 +26,21 @@ void variant_free_list(char **list)
 	free(list);
 }
 
+char *variant_series_dir(const char *patch_dir, const char *version)
+{
+	const char *dot = version ? strchr(version, '.') : NULL;
+	size_t len = dot ? strspn(dot + 1, "0123456789") + (size_t)(dot + 1 - version) : 0;
+	char *dir = xasprintf("%s/%.*s", patch_dir, (int)len, version ? version : "");
+	char *series = xasprintf("%s/series", dir);
+
+	if (!len || !path_exists(series)) {
+		free(dir);
+		dir = xstrdup(patch_dir);
+	}
+	free(series);
+	return dir;
+}
+
 char **variant_series(const char *patch_dir, char *err, size_t errlen)
 {
 	char *path = xasprintf("%s/series", patch_dir), *text = read_file(path, NULL);

@@ -29,6 +29,11 @@ int variant_prepare(const char *patch_dir, const char *name, const struct tree *
 		    const char *cache_dir, struct variant_tree *vt, char *err, size_t errlen);
 void variant_tree_free(struct variant_tree *vt);
 
+/* Where a variant's series for a tree of this kernel version is: patch_dir/<VERSION.PATCHLEVEL>/
+ * (kernel-patch/pre/6.12/ for 6.12.118) when it has a series, the series rebased for that
+ * tree; else patch_dir itself. Caller frees. */
+char *variant_series_dir(const char *patch_dir, const char *version);
+
 /* The patch files a series names, as paths (patch_dir/entry); NULL-terminated; NULL with a
  * message in err if the series cannot be read. A missing series gives an empty list. */
 char **variant_series(const char *patch_dir, char *err, size_t errlen);

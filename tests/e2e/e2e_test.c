@@ -48,22 +48,30 @@ static struct run harness_run(const char *name, const char *const *args)
 	const char *argv[32] = { harness, "--cache", cache, "--results" };
 	char *log, *tsv;
 	struct spawn_result res;
-	int n = 4, variants = 0;
+	int n = 4, variants = 0, trees = 0;
 
 	r.results = xasprintf("%s/%s", scratch, name);
 	argv[n++] = r.results;
 	for (int i = 0; args[i]; i++) {
 		variants |= !strcmp(args[i], "--variants");
+		trees |= !strcmp(args[i], "--trees") || !strcmp(args[i], "--ksrc");
 		argv[n++] = args[i];
 	}
-	/* Most tests need one variant only: v3, the tree as installed. */
+	/* Most tests need one variant only: v3, the tree as installed... */
 	if (!variants) {
 		argv[n++] = "--variants";
 		argv[n++] = "v3";
 	}
+	/* ...of one tree, 6.1 (a KSRC tree is the run's only tree by itself) */
+	if (!trees) {
+		argv[n++] = "--trees";
+		argv[n++] = "6.1";
+	}
 	argv[n] = NULL;
 	log = xasprintf("%s.log", r.results);
-	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 1500 }, &res)) {
+	/* a cold run of a dozen kernels, heavy switches included, takes tens of minutes on a slow
+	 * machine; the limit only stops a run that hangs */
+	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 3600 }, &res)) {
 		CHECK(!"harness could not be started");
 		r.status = -1;
 	} else {
@@ -86,13 +94,22 @@ static void run_free(struct run *r)
 	free(r->results);
 }
 
-/* The TSV line of a cell ("arch\tvariant\tcombo\t..."), copied; NULL if absent. */
-static char *variant_cell_line(const struct run *r, const char *variant, const char *arch,
-			       const char *combo)
+/* The TSV line of a cell of tree tree (NULL: of the run's only tree) without its tree column
+ * ("arch\tvariant\tcombo\t..."), copied; NULL if absent. */
+static char *tree_cell_line(const struct run *r, const char *tree, const char *variant,
+			    const char *arch, const char *combo)
 {
-	char *key = xasprintf("\n%s\t%s\t%s\t", arch, variant, combo), *at, *end, *line;
+	char *key = xasprintf("\t%s\t%s\t%s\t", arch, variant, combo), *at, *end, *line;
+	size_t tlen = tree ? strlen(tree) : 0;
 
-	at = r->tsv ? strstr(r->tsv, key) : NULL;
+	for (at = r->tsv ? strstr(r->tsv, key) : NULL; at; at = strstr(at + 1, key)) {
+		const char *start = at;
+
+		while (start > r->tsv && start[-1] != '\n')
+			start--;
+		if (!tree || ((size_t)(at - start) == tlen && !strncmp(start, tree, tlen)))
+			break;
+	}
 	free(key);
 	if (!at)
 		return NULL;
@@ -100,6 +117,12 @@ static char *variant_cell_line(const struct run *r, const char *variant, const c
 	end = strchr(at, '\n');
 	line = strndup(at, end ? (size_t)(end - at) : strlen(at));
 	return line;
+}
+
+static char *variant_cell_line(const struct run *r, const char *variant, const char *arch,
+			       const char *combo)
+{
+	return tree_cell_line(r, NULL, variant, arch, combo);
 }
 
 static char *cell_line(const struct run *r, const char *arch, const char *combo)
@@ -246,7 +269,7 @@ TEST(e2e_real_cells_both_arches)
 		char *json = xasprintf("%s/matrix.json", r.results), *text = read_file(json, NULL);
 
 		CHECK_CONTAINS(text, "\"schema\": 1");
-		CHECK_CONTAINS(text, "\"kernel\": \"6.1.192\"");
+		CHECK_CONTAINS(text, "\"trees\": [{\"name\": \"6.1\", \"kernel\": \"6.1.192\"");
 		/* DRM's type comes from the tree; its m cells really built drm.ko, and no other
 		 * cell built a module */
 		CHECK_CONTAINS(text, "\"symbol_values\": {\"EXPERT\": \"ny\", \"KCMP\": \"ny\", "
@@ -261,12 +284,12 @@ TEST(e2e_real_cells_both_arches)
 			       "\"enosys\", \"epoll_tfd\": \"eopnotsupp\"}");
 		CHECK_CONTAINS(text, "\"observed\": {\"kcmp\": \"works\", \"epoll\": \"enosys\", "
 			       "\"epoll_tfd\": \"eopnotsupp\"}");
-		CHECK(r.tsv && !strncmp(r.tsv, "arch\tvariant\tcombination\tstatus\tkcmp\tepoll\t"
-					"epoll_tfd\tresolved\treason\tkernel\n", 66));
+		CHECK(r.tsv && !strncmp(r.tsv, "tree\tarch\tvariant\tcombination\tstatus\tkcmp\t"
+					"epoll\tepoll_tfd\tresolved\treason\tkernel\n", 71));
 		free(text);
 		free(json);
 		for (size_t i = 0; i < 4; i++) {
-			char *p = xasprintf("%s/cells/v3/arm64/" VIA_DRM "/%s", r.results, files[i]);
+			char *p = xasprintf("%s/cells/6.1/v3/arm64/" VIA_DRM "/%s", r.results, files[i]);
 
 			CHECK(path_exists(p));
 			free(p);
@@ -338,9 +361,10 @@ TEST(e2e_wrong_rules_fail_at_config_layer)
 	free(dir);
 }
 
-/* The config layer of every cell of every variant on both arches, with no kernel built: the
- * pre and v1 rules are checked against real Kconfig on every run, not only where a kernel is
- * built (v3's are, by every built cell). A v3 rules file that forgets DRM selects KCMP fails
+/* The config layer of every cell of every variant on both arches of both trees, with no kernel
+ * built: the pre and v1 rules, and the rules' claim that 6.12's Kconfig logic is 6.1's, are
+ * checked against real Kconfig on every run, not only where a kernel is built (v3's are, by
+ * every built cell). A v3 rules file that forgets DRM selects KCMP fails
  * exactly the cells where that matters. The in-process resolver makes this cheap: one Kconfig
  * parse per group instead of one olddefconfig per cell (about 9 minutes cold for the 288). */
 TEST(e2e_config_only_sweep_of_every_variant)
@@ -348,17 +372,27 @@ TEST(e2e_config_only_sweep_of_every_variant)
 	char *dir = scratch_copy("matrix", "matrix-sweep");
 	char *rules = xasprintf("%s/rules/v3.rules", dir);
 	struct run all = harness_run("config-sweep", (const char *[]){ "--config-only", "--variants",
-								       "pre,v1,v3", NULL });
+								       "pre,v1,v3", "--trees",
+								       "6.1,6.12", NULL });
 	struct run wrong;
 
 	CHECK(all.status == 0);
-	CHECK_CONTAINS(all.out, "\n288 cells: 288 CONFIG_OK\n");
+	CHECK_CONTAINS(all.out, "\n576 cells: 576 CONFIG_OK\n");
 	CHECK(all.out && !strstr(all.out, "building") && !strstr(all.out, "booting"));
-	for (size_t a = 0; a < 2; a++) {
-		expect_variant_cell(&all, "pre", arches[a], VIA_DRM_M, "CONFIG_OK\t-\t-\t-\tn-nmy\t");
-		expect_variant_cell(&all, "v1", arches[a], OFF, "CONFIG_OK\t-\t-\t-\tnynny\t");
-		expect_variant_cell(&all, "v3", arches[a], VIA_DRM_M, "CONFIG_OK\t-\t-\t-\tnynmy\t");
-	}
+	for (size_t a = 0; a < 2; a++)
+		for (int t = 0; t < 2; t++) {
+			const char *tree = t ? "6.12" : "6.1";
+			char *pre = tree_cell_line(&all, tree, "pre", arches[a], VIA_DRM_M);
+			char *v1 = tree_cell_line(&all, tree, "v1", arches[a], OFF);
+			char *v3 = tree_cell_line(&all, tree, "v3", arches[a], VIA_DRM_M);
+
+			CHECK(pre && strstr(pre, "\tCONFIG_OK\t-\t-\t-\tn-nmy\t"));
+			CHECK(v1 && strstr(v1, "\tCONFIG_OK\t-\t-\t-\tnynny\t"));
+			CHECK(v3 && strstr(v3, "\tCONFIG_OK\t-\t-\t-\tnynmy\t"));
+			free(pre);
+			free(v1);
+			free(v3);
+		}
 	edit_file(rules, "\tselected-by DRM\n", "");
 	wrong = harness_run("config-sweep-wrong", (const char *[]){ "--config-only", "--matrix", dir,
 								    NULL });
@@ -397,7 +431,7 @@ TEST(e2e_in_process_kconfig_equals_olddefconfig)
 		"--config-only", "--arch", "x86_64", "--force", "all", NULL });
 	char *log = xasprintf("%s/work/linux-source-6.1/v3/x86_64/resolve.log", cache);
 	char *log_text = read_file(log, NULL);
-	char *cells = xasprintf("%s/cells/v3/x86_64", ref.results);
+	char *cells = xasprintf("%s/cells/6.1/v3/x86_64", ref.results);
 	DIR *d = opendir(cells);
 	struct dirent *e;
 	int same = 0, compared = 0;
@@ -412,7 +446,7 @@ TEST(e2e_in_process_kconfig_equals_olddefconfig)
 		if (e->d_name[0] == '.')
 			continue;
 		a = xasprintf("%s/%s/config", cells, e->d_name);
-		b = xasprintf("%s/cells/v3/x86_64/%s/config", fresh.results, e->d_name);
+		b = xasprintf("%s/cells/6.1/v3/x86_64/%s/config", fresh.results, e->d_name);
 		ta = read_file(a, NULL);
 		tb = read_file(b, NULL);
 		compared++;
@@ -685,32 +719,94 @@ static int same_trees(const char *a, const char *b, char *diff, size_t difflen)
 	return same;
 }
 
-/* pre followed by the rebased v3 gives back the installed tree, byte for byte. */
+/* For every tree Debian installs, pre followed by the rebased v3 (the series rebased for that
+ * tree where its context differs: kernel-patch/<variant>/6.12/) gives back the installed tree,
+ * byte for byte. */
 TEST(e2e_pre_plus_v3_is_the_installed_tree)
 {
-	struct tree pristine;
-	struct variant_tree vt;
-	char err[1024] = "", diff[4096];
+	static const char *const trees[][3] = {
+		{ "/usr/src/linux-source-6.1.tar.xz", "linux-source-6.1", "kernel-patch/v3" },
+		{ "/usr/src/linux-source-6.12.tar.xz", "linux-source-6.12", "kernel-patch/v3/6.12" },
+	};
 
-	CHECK(tree_from_tarball("/usr/src/linux-source-6.1.tar.xz", "linux-source-6.1", cache, &pristine, err,
-				sizeof(err)) == 0);
-	CHECK(variant_prepare("kernel-patch/v3", "v3", &pristine, cache, &vt, err, sizeof(err)) == 0);
-	CHECK_STR(err, "");
-	CHECK(vt.path && strcmp(vt.path, pristine.path));	/* a patched copy, not the tree */
-	if (vt.path) {
-		CHECK(same_trees(pristine.path, vt.path, diff, sizeof(diff)));
-		if (diff[0])
-			printf("# differences: %s\n", diff);
+	for (size_t k = 0; k < sizeof(trees) / sizeof(trees[0]); k++) {
+		struct tree pristine;
+		struct variant_tree vt;
+		char err[1024] = "", diff[4096], *v3_dir, *pre_dir;
+
+		CHECK(tree_from_tarball(trees[k][0], trees[k][1], cache, &pristine, err,
+					sizeof(err)) == 0);
+		v3_dir = variant_series_dir("kernel-patch/v3", pristine.version);
+		pre_dir = variant_series_dir("kernel-patch/pre", pristine.version);
+		CHECK_STR(v3_dir, trees[k][2]);
+		CHECK(variant_prepare(v3_dir, "v3", &pristine, cache, &vt, err, sizeof(err)) == 0);
+		CHECK_STR(err, "");
+		CHECK(vt.path && strcmp(vt.path, pristine.path));  /* a patched copy, not the tree */
+		if (vt.path) {
+			CHECK(same_trees(pristine.path, vt.path, diff, sizeof(diff)));
+			if (diff[0])
+				printf("# %s differences: %s\n", trees[k][1], diff);
+		}
+		variant_tree_free(&vt);
+		/* ...and pre alone does differ, in the files the series touches */
+		CHECK(variant_prepare(pre_dir, "pre", &pristine, cache, &vt, err, sizeof(err)) == 0);
+		if (vt.path) {
+			CHECK(!same_trees(pristine.path, vt.path, diff, sizeof(diff)));
+			CHECK_CONTAINS(diff, "init/Kconfig");
+			CHECK_CONTAINS(diff, "drivers/gpu/drm/Kconfig");
+		}
+		variant_tree_free(&vt);
+		tree_free(&pristine);
+		free(v3_dir);
+		free(pre_dir);
 	}
-	variant_tree_free(&vt);
-	/* ...and pre alone does differ, in the files the series touches */
-	CHECK(variant_prepare("kernel-patch/pre", "pre", &pristine, cache, &vt, err, sizeof(err)) == 0);
-	if (vt.path) {
-		CHECK(!same_trees(pristine.path, vt.path, diff, sizeof(diff)));
-		CHECK_CONTAINS(diff, "init/Kconfig");
+}
+
+/* Both trees Debian ships, side by side in one run, on both arches: 6.12's cells are built from
+ * its own tree with the series rebased for it, booted, and judged by the same rules (its Kconfig
+ * logic for these symbols is 6.1's). The report carries the tree everywhere, and its behaviour
+ * diff between trees answers: none. The 6.1 cells are e2e_real_cells_both_arches' kernels. */
+TEST(e2e_trees_6_1_and_6_12_side_by_side)
+{
+	const char *args[] = { "--trees", "6.1,6.12", "--only", OFF " " VIA_DRM_M, NULL };
+	struct run r = harness_run("trees", args);
+	char *json = xasprintf("%s/matrix.json", r.results), *text = read_file(json, NULL);
+	char *junit = xasprintf("%s/junit.xml", r.results), *xml = read_file(junit, NULL);
+
+	CHECK(r.status == 0);
+	CHECK_CONTAINS(r.out, "8 cells: 8 PASS");
+	CHECK_CONTAINS(r.out, "kcmp-matrix: tree 6.12: kernel 6.12.118 from ");
+	for (int a = 0; a < 2; a++)
+		for (int t = 0; t < 2; t++) {
+			const char *tree = t ? "6.12" : "6.1";
+			char *off = tree_cell_line(&r, tree, "v3", arches[a], OFF);
+			char *drm = tree_cell_line(&r, tree, "v3", arches[a], VIA_DRM_M);
+
+			CHECK(off && strstr(off, "\tPASS\tenosys\tworks\tenosys\tnnnny\t"));
+			CHECK(drm && strstr(drm, "\tPASS\tworks\tworks\tworks\tnynmy\t"));
+			free(off);
+			free(drm);
+		}
+	CHECK_CONTAINS(r.out, "| 6.1 x86_64 v3 | 6.1 arm64 v3 | 6.12 x86_64 v3 | 6.12 arm64 v3 |");
+	CHECK_CONTAINS(r.out, "Behaviour diff between trees (kcmp state, or no-build):\n  none: "
+		       "every tree behaves the same in every cell run\n");
+	CHECK_CONTAINS(text, "{\"name\": \"6.12\", \"kernel\": \"6.12.118\"");
+	CHECK_CONTAINS(text, "\"tree\": \"6.12\", \"kernel\": \"6.12.118\", \"arch\": \"arm64\"");
+	/* each 6.12 kernel said so itself: its banner names the tag that was built */
+	CHECK(count(text, "\"booted\": \"6.12.118") == 4);
+	CHECK(count(text, "\"drivers/gpu/drm/drm.ko\"") == 4);
+	CHECK_CONTAINS(xml, "<testsuite name=\"6.12 arm64 v3\" tests=\"2\" failures=\"0\"");
+	{
+		char *p = xasprintf("%s/cells/6.12/v3/arm64/" VIA_DRM_M "/serial.log", r.results);
+
+		CHECK(path_exists(p));
+		free(p);
 	}
-	variant_tree_free(&vt);
-	tree_free(&pristine);
+	free(xml);
+	free(junit);
+	free(text);
+	free(json);
+	run_free(&r);
 }
 
 /* v1 compiles kcmp.o without eventpoll's helper: a real build failure, declared in
@@ -912,7 +1008,7 @@ TEST(e2e_page_in_a_browser)
 		if (end)
 			*end = 0;
 		CHECK_CONTAINS(cell, "<b>PASS</b> kcmp=enosys");
-		CHECK_CONTAINS(cell, "href=\"cells/v3/arm64/" OFF "/serial.log\"");
+		CHECK_CONTAINS(cell, "href=\"cells/6.1/v3/arm64/" OFF "/serial.log\"");
 		CHECK_CONTAINS(cell, "KCMP=n: ");
 	}
 	CHECK_CONTAINS(dom, "10 cells: 10 PASS");
@@ -943,7 +1039,7 @@ TEST(e2e_ktap_summary_reads_in_kunit_tool)
 	out = tool_run("kunit-parse", (const char *[]){ "python3", kunit, "parse", ktap, NULL },
 		       &status);
 	CHECK(status == 0);
-	CHECK_CONTAINS(out, "[PASSED] arm64 v3 " VIA_DRM);
+	CHECK_CONTAINS(out, "[PASSED] 6.1 arm64 v3 " VIA_DRM);
 	CHECK_CONTAINS(out, "Ran 10 tests: passed: 10");
 	free(out);
 	free(ktap);
@@ -993,13 +1089,13 @@ TEST(e2e_one_cell_and_its_shell)
 								      "EXPERT=y", "--single", NULL });
 	struct run arm = harness_run("arm-shell", (const char *[]){ "--arch", "arm64", "--only", OFF,
 								    "--shell", NULL });
-	char *repro = xasprintf("%s/cells/v3/x86_64/" OFF "/reproduce.sh", one.results);
+	char *repro = xasprintf("%s/cells/6.1/v3/x86_64/" OFF "/reproduce.sh", one.results);
 	char *text = read_file(repro, NULL), *busybox;
 	int status;
 
 	CHECK(one.status == 0);
 	CHECK_CONTAINS(one.out, "1 cells: 1 PASS");
-	CHECK_CONTAINS(text, "make cell ARCH=x86_64 VARIANT=v3 COMBO=" OFF "\n");
+	CHECK_CONTAINS(text, "make cell TREES=6.1 ARCH=x86_64 VARIANT=v3 COMBO=" OFF "\n");
 	CHECK_CONTAINS(text, "olddefconfig\nmake -C ");
 	CHECK_CONTAINS(text, "qemu-system-x86_64 ");
 	CHECK_CONTAINS(text, "/arch/x86/boot/bzImage -initrd ");
@@ -1064,12 +1160,12 @@ TEST(e2e_diff_between_runs)
 	CHECK(good.status == 0 && bad.status == 1);
 	CHECK(worse.status == 1);
 	CHECK_CONTAINS(worse.out, "2 cells in both runs: 1 new failures, 0 fixed, 1 observed changes, "
-		       "0 build changes\nNew failures (1):\n  x86_64 v3 " VIA_EXPERT ": PASS -> FAIL: "
+		       "0 build changes\nNew failures (1):\n  6.1 x86_64 v3 " VIA_EXPERT ": PASS -> FAIL: "
 		       "observed: kcmp=enosys");
-	CHECK_CONTAINS(worse.out, "Observed state changed (1):\n  x86_64 v3 " VIA_EXPERT
+	CHECK_CONTAINS(worse.out, "Observed state changed (1):\n  6.1 x86_64 v3 " VIA_EXPERT
 		       ": kcmp=works -> kcmp=enosys, epoll_tfd=works -> epoll_tfd=enosys\n");
 	CHECK(better.status == 0);
-	CHECK_CONTAINS(better.out, "Fixed (1):\n  x86_64 v3 " VIA_EXPERT ": FAIL -> PASS");
+	CHECK_CONTAINS(better.out, "Fixed (1):\n  6.1 x86_64 v3 " VIA_EXPERT ": FAIL -> PASS");
 	CHECK_CONTAINS(html, "<pre id=\"changes\">2 cells in both runs: 0 new failures, 1 fixed");
 	free(html);
 	run_free(&page);
@@ -1275,7 +1371,7 @@ TEST(e2e_sigkill_mid_build_is_cleaned_up_by_the_next_run)
 	const char *hang[] = { "--arch", "x86_64", "--only", OFF, "--make", "tests/fakes/make-hang",
 			       NULL };
 	char *stale[2] = { xasprintf("%s/killed/matrix.json.tmp.4242", scratch),
-			   xasprintf("%s/killed/cells/v3/x86_64/" OFF "/serial.log.tmp.77", scratch) };
+			   xasprintf("%s/killed/cells/6.1/v3/x86_64/" OFF "/serial.log.tmp.77", scratch) };
 	struct run next;
 	long make_pid = 0, sleep_pid = 0;
 
@@ -1512,10 +1608,10 @@ TEST(e2e_preflight_names_each_missing_package)
 	edit_file(host, "header gelf.h libelf-dev", "header gelf.h libelf-dev\n"
 		  "header kcmpm/no-such.h libkcmpm-dev");
 	edit_file(arches_conf, "-cpu qemu64", "-cpu kcmpm-no-such-cpu");
-	edit_file(conf, "tree linux-source-6.1 /usr/src/linux-source-6.1.tar.xz",
-		  "tree linux-source-9.9 /usr/src/linux-source-9.9.tar.xz");
+	edit_file(conf, "tree 6.12 linux-source-6.12 /usr/src/linux-source-6.12.tar.xz",
+		  "tree 6.12 linux-source-9.9 /usr/src/linux-source-9.9.tar.xz");
 	r = expect_preflight_stop("bare-machine", (const char *[]){ "--matrix", dir, "--only", OFF,
-								    NULL },
+								    "--trees", "6.1,6.12", NULL },
 				  "kcmpm-tools libkcmpm-dev linux-source-9.9 gcc libc6-dev "
 				  "qemu-system-x86");
 	CHECK_CONTAINS(r.out, "kcmp-matrix: program 'kcmpm-no-such-tool' not found; install: "
@@ -1523,8 +1619,10 @@ TEST(e2e_preflight_names_each_missing_package)
 	CHECK_CONTAINS(r.out, "kcmp-matrix: header 'kcmpm/no-such.h' not found by cc (");
 	CHECK_CONTAINS(r.out, "kcmpm/no-such.h: No such file or directory); install: apt-get "
 		       "install libkcmpm-dev\n");
-	CHECK_CONTAINS(r.out, "kcmp-matrix: kernel tarball '/usr/src/linux-source-9.9.tar.xz' not "
-		       "found; install it: apt-get install linux-source-9.9");
+	/* a tree that cannot be had names its package, and how to run without it */
+	CHECK_CONTAINS(r.out, "kcmp-matrix: tree 6.12: kernel tarball '/usr/src/linux-source-9.9.tar.xz' "
+		       "not found; install it: apt-get install linux-source-9.9; or leave the tree "
+		       "out: TREES=6.1\n");
 	CHECK_CONTAINS(r.out, "kcmp-matrix: arch x86_64: QEMU 'qemu-system-x86_64' cannot set up the "
 		       "arch's machine (qemu-system-x86_64: unable to find CPU model "
 		       "'kcmpm-no-such-cpu'); install: apt-get install gcc libc6-dev qemu-system-x86");
@@ -1544,7 +1642,7 @@ TEST(e2e_error_midway_leaves_partial_results)
 	char *results = xasprintf("%s/midway", scratch), *blocker, *md, *json, *html, *text;
 	struct run r;
 
-	blocker = xasprintf("%s/cells/v3/arm64", results);
+	blocker = xasprintf("%s/cells/6.1/v3/arm64", results);
 	mkdir_p(blocker);
 	remove_tree(blocker);
 	write_file_atomic(blocker, "not a directory\n", 16);
@@ -1604,7 +1702,7 @@ TEST(e2e_flaky_boot_passes_on_a_retry)
 	expect_cell(&retried, "x86_64", OFF, "PASS\tenosys\tworks\tenosys\tnnnny\t");
 	CHECK_CONTAINS(retried.out, "boot attempt 1 was TIMEOUT");
 	CHECK_CONTAINS(retried.out, "| n | n | n | n | y | PASS kcmp=enosys FLAKY |");
-	attempt = xasprintf("%s/cells/v3/x86_64/" OFF "/serial.attempt1.log", retried.results);
+	attempt = xasprintf("%s/cells/6.1/v3/x86_64/" OFF "/serial.attempt1.log", retried.results);
 	text = read_file(attempt, NULL);
 	CHECK_CONTAINS(text, "SeaBIOS (version fake, about to stall)");
 	free(text);
@@ -1616,7 +1714,7 @@ TEST(e2e_flaky_boot_passes_on_a_retry)
 	diff = harness_run("flaky-diff", (const char *[]){ "diff", json_once, json_retried, NULL });
 	CHECK(diff.status == 0);
 	CHECK_CONTAINS(diff.out, "Flaky (passed on a retry of the boot; not failures) (1):\n"
-		       "  x86_64 v3 " OFF ": PASS on a retry\n");
+		       "  6.1 x86_64 v3 " OFF ": PASS on a retry\n");
 	run_free(&diff);
 	run_free(&once);
 	run_free(&retried);
@@ -1660,7 +1758,7 @@ TEST(e2e_corrupt_cache_entries_are_remade)
 {
 	const char *args[] = { "--arch", "x86_64", "--only", OFF, NULL };
 	struct run first = harness_run("corrupt-1", args), again;
-	char *cell = xasprintf("%s/cells/v3/x86_64/" OFF, first.results);
+	char *cell = xasprintf("%s/cells/6.1/v3/x86_64/" OFF, first.results);
 	char *config_path = xasprintf("%s/config", cell), *serial_path = xasprintf("%s/serial.log", cell);
 	char *config = read_file(config_path, NULL), *serial = read_file(serial_path, NULL);
 	char *line = variant_cell_line(&first, "v3", "x86_64", OFF), *tag = line ? strrchr(line, '\t') : NULL;

@@ -12,6 +12,7 @@ void fixture_plan(struct matrix *m, struct plan *p)
 	struct plan_filter f = { .variants = v3, .only = "EXPERT=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y" };
 
 	CHECK(matrix_load(FIXTURE_MATRIX, FIXTURE_PATCHES, m, err, sizeof(err)) == 0);
+	matrix_tree_found(m, 0, "6.1.192", "/t");
 	CHECK(plan_make(m, &f, p, err, sizeof(err)) == 0);
 	CHECK(p->ncombo == 2 && p->ncell == 4);
 	for (int i = 0; i < p->ncell; i++) {

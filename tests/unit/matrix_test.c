@@ -33,8 +33,13 @@ TEST(matrix_names_every_package)
 	int gelf = 0;
 
 	CHECK(matrix_load("matrix", "kernel-patch", &m, err, sizeof(err)) == 0);
-	CHECK_STR(m.tree_package, "linux-source-6.1");
-	CHECK_STR(m.tarball, "/usr/src/linux-source-6.1.tar.xz");
+	CHECK(m.ntree == 2);
+	CHECK_STR(m.tree[0].name, "6.1");
+	CHECK_STR(m.tree[0].package, "linux-source-6.1");
+	CHECK_STR(m.tree[0].tarball, "/usr/src/linux-source-6.1.tar.xz");
+	CHECK_STR(m.tree[1].name, "6.12");
+	CHECK_STR(m.tree[1].package, "linux-source-6.12");
+	CHECK_STR(m.tree[1].tarball, "/usr/src/linux-source-6.12.tar.xz");
 	arm64 = matrix_arch_packages(&m.arch[matrix_arch_index(&m, "arm64")]);
 	x86 = matrix_arch_packages(&m.arch[matrix_arch_index(&m, "x86_64")]);
 	CHECK_STR(arm64, "gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm");
@@ -48,7 +53,7 @@ TEST(matrix_names_every_package)
 	matrix_free(&m);
 }
 
-static const char good_conf[] = "format 1\ntree linux-source-6.1 /usr/src/linux-source-6.1.tar.xz\n"
+static const char good_conf[] = "format 1\ntree 6.1 linux-source-6.1 /usr/src/linux-source-6.1.tar.xz\n"
 				"symbols EXPERT KCMP CHECKPOINT_RESTORE DRM EPOLL\n"
 				"arches x86_64\nvariants v3\n";
 static const char good_host[] = "format 1\nprogram make make\nheader gelf.h libelf-dev\n";
@@ -109,8 +114,17 @@ TEST(matrix_tree_and_host_errors)
 	CHECK_CONTAINS(load_with("format 1\nsymbols EXPERT\narches x86_64\nvariants v3\n",
 				 good_arches),
 		       "needs 'tree', 'symbols', 'arches' and 'variants' lines");
-	CHECK_CONTAINS(load_with("format 1\ntree linux-source-6.1 linux.tar.xz\n", good_arches),
-		       "matrix.conf:2: expected 'tree PACKAGE /path/to/tarball'");
+	CHECK_CONTAINS(load_with("format 1\ntree linux-source-6.1 /usr/src/linux.tar.xz\n",
+				 good_arches),
+		       "matrix.conf:2: expected 'tree NAME PACKAGE /path/to/tarball'");
+	CHECK_CONTAINS(load_with("format 1\ntree 6.1 linux-source-6.1 linux.tar.xz\n", good_arches),
+		       "matrix.conf:2: expected 'tree NAME PACKAGE /path/to/tarball'");
+	CHECK_CONTAINS(load_with("format 1\ntree ../6.1 linux-source-6.1 /usr/src/l.tar.xz\n",
+				 good_arches),
+		       "matrix.conf:2: '../6.1' is not a plain name");
+	CHECK_CONTAINS(load_with("format 1\ntree 6.1 a /a.tar.xz\ntree 6.1 b /b.tar.xz\n",
+				 good_arches),
+		       "matrix.conf:3: tree '6.1' is declared twice");
 	CHECK_CONTAINS(load_with_host(good_conf, good_arches, "format 1\nprogram flex\n"),
 		       "host.conf:2: expected 'program NAME PACKAGE' or 'header FILE PACKAGE'");
 	CHECK_CONTAINS(load_with_host(good_conf, good_arches, "format 1\nlibrary elf libelf-dev\n"),

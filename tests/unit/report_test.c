@@ -4,10 +4,12 @@
 #include "matrix.h"
 #include "plan.h"
 #include "report.h"
+#include "results.h"
 #include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 TEST(report_table_rows_columns_marks)
 {
@@ -17,11 +19,11 @@ TEST(report_table_rows_columns_marks)
 
 	fixture_plan(&m, &p);
 	t = report_table(&m, &p);
-	CHECK_CONTAINS(t, "| EXPERT | KCMP | CHECKPOINT_RESTORE | DRM | EPOLL | x86_64 v3 | arm64 v3 |");
+	CHECK_CONTAINS(t, "| EXPERT | KCMP | CHECKPOINT_RESTORE | DRM | EPOLL | 6.1 x86_64 v3 | 6.1 arm64 v3 |");
 	/* KCMP requested n, resolved y: marked */
 	CHECK_CONTAINS(t, "| n | n | n | y | y | PASS kcmp=works KCMP→y | PASS kcmp=works KCMP→y |");
 	CHECK_CONTAINS(t, "| n | y | n | y | y | PASS kcmp=works | FAIL kcmp=works |");
-	CHECK_CONTAINS(t, "FAIL arm64 v3 EXPERT=n,KCMP=y,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y: observed");
+	CHECK_CONTAINS(t, "FAIL 6.1 arm64 v3 EXPERT=n,KCMP=y,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y: observed");
 	CHECK_CONTAINS(t, "4 cells: 3 PASS 1 FAIL");
 	free(t);
 	plan_free(&p);
@@ -32,13 +34,14 @@ TEST(report_json_fields_and_escaping)
 {
 	struct matrix m;
 	struct plan p;
-	struct run_info ri = { .kernel_version = "6.1.192", .tree_path = "/t" };
+	struct run_info ri = { 0 };
 	char *j;
 
 	fixture_plan(&m, &p);
 	j = report_json(&m, &p, &ri);
 	CHECK_CONTAINS(j, "\"schema\": 1");
-	CHECK_CONTAINS(j, "\"kernel\": \"6.1.192\"");
+	CHECK_CONTAINS(j, "\"trees\": [{\"name\": \"6.1\", \"kernel\": \"6.1.192\", \"path\": \"/t\"}]");
+	CHECK_CONTAINS(j, "{\"tree\": \"6.1\", \"kernel\": \"6.1.192\", \"arch\": \"x86_64\"");
 	CHECK_CONTAINS(j, "\"requested\": {\"EXPERT\": \"n\", \"KCMP\": \"n\"");
 	CHECK_CONTAINS(j, "\"predicted\": {\"EXPERT\": \"n\", \"KCMP\": \"y\"");
 	CHECK_CONTAINS(j, "\"observed\": {\"kcmp\": \"works\", \"epoll\": null, \"epoll_tfd\": null}");
@@ -61,7 +64,7 @@ TEST(report_tsv_one_line_per_cell)
 	for (char *s = t; *s; s++)
 		lines += *s == '\n';
 	CHECK(lines == 5);
-	CHECK_CONTAINS(t, "x86_64\tv3\tEXPERT=n,KCMP=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y\tPASS\tworks\t-\t-\tnynyy\t-\t-\n");
+	CHECK_CONTAINS(t, "6.1\tx86_64\tv3\tEXPERT=n,KCMP=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y\tPASS\tworks\t-\t-\tnynyy\t-\t-\n");
 	CHECK_CONTAINS(t, "\tFAIL\tworks\t-\t-\tnynyy\tobserved: a \"quoted\" reason \t-\n");
 	free(t);
 	plan_free(&p);
@@ -72,7 +75,9 @@ TEST(report_ktap_directives)
 {
 	struct matrix m;
 	struct plan p;
-	struct run_info ri = { .kernel_version = "6.1.192" };
+	struct run_info ri = { 0 };
+	const char *ktap_head = "KTAP version 1\n# kcmp-matrix: tree 6.1 kernel 6.1.192, 4 cells: "
+				"1 PASS 1 FAIL 1 TIMEOUT 1 XFAIL\n1..4\n";
 	char *t;
 
 	fixture_plan(&m, &p);
@@ -80,11 +85,11 @@ TEST(report_ktap_directives)
 	snprintf(p.cell[1].reason, sizeof(p.cell[1].reason), "known: # not a directive");
 	p.cell[2].status = CELL_TIMEOUT;
 	t = report_ktap(&m, &p, &ri);
-	CHECK(!strncmp(t, "KTAP version 1\n# kcmp-matrix: kernel 6.1.192, 4 cells: 1 PASS 1 FAIL 1 TIMEOUT 1 XFAIL\n1..4\n", 87));
-	CHECK_CONTAINS(t, "\nok 1 x86_64 v3 EXPERT=n,KCMP=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y # kcmp=works\n");
-	CHECK_CONTAINS(t, "\nnot ok 2 x86_64 v3 EXPERT=n,KCMP=y,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y # XFAIL XFAIL: known:   not a directive\n");
-	CHECK_CONTAINS(t, "\nnot ok 3 arm64 v3 EXPERT=n,KCMP=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y # TIMEOUT TIMEOUT: \n");
-	CHECK_CONTAINS(t, "\nnot ok 4 arm64 v3 EXPERT=n,KCMP=y,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y # FAIL: observed: a \"quoted\"\treason \n");
+	CHECK(!strncmp(t, ktap_head, strlen(ktap_head)));
+	CHECK_CONTAINS(t, "\nok 1 6.1 x86_64 v3 EXPERT=n,KCMP=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y # kcmp=works\n");
+	CHECK_CONTAINS(t, "\nnot ok 2 6.1 x86_64 v3 EXPERT=n,KCMP=y,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y # XFAIL XFAIL: known:   not a directive\n");
+	CHECK_CONTAINS(t, "\nnot ok 3 6.1 arm64 v3 EXPERT=n,KCMP=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y # TIMEOUT TIMEOUT: \n");
+	CHECK_CONTAINS(t, "\nnot ok 4 6.1 arm64 v3 EXPERT=n,KCMP=y,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y # FAIL: observed: a \"quoted\"\treason \n");
 	free(t);
 	plan_free(&p);
 	matrix_free(&m);
@@ -94,17 +99,18 @@ TEST(report_junit_failures_and_escaping)
 {
 	struct matrix m;
 	struct plan p;
-	struct run_info ri = { .kernel_version = "6.1<x>" };
+	struct run_info ri = { 0 };
 	char *t;
 
 	fixture_plan(&m, &p);
+	matrix_tree_found(&m, 0, "6.1<x>", "/t");
 	p.cell[0].status = CELL_XFAIL;
 	p.cell[0].build_seconds = 100;
 	t = report_junit(&m, &p, &ri);
 	CHECK_CONTAINS(t, "<testsuites name=\"kcmp-matrix\" tests=\"4\" failures=\"1\" errors=\"0\" skipped=\"1\" time=\"100.0\">");
-	CHECK_CONTAINS(t, "<testsuite name=\"v3 arm64\" tests=\"2\" failures=\"1\"");
-	CHECK_CONTAINS(t, "<property name=\"kernel\" value=\"6.1&lt;x&gt;\"/>");
-	CHECK_CONTAINS(t, "<testcase classname=\"kcmp-matrix.v3.x86_64\" name=\"EXPERT=n,KCMP=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y\" time=\"100.0\">\n      <skipped message=\"\"/>");
+	CHECK_CONTAINS(t, "<testsuite name=\"6.1 arm64 v3\" tests=\"2\" failures=\"1\"");
+	CHECK_CONTAINS(t, "<property name=\"tree\" value=\"6.1\"/><property name=\"kernel\" value=\"6.1&lt;x&gt;\"/>");
+	CHECK_CONTAINS(t, "<testcase classname=\"kcmp-matrix.6.1.v3.x86_64\" name=\"EXPERT=n,KCMP=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y\" time=\"100.0\">\n      <skipped message=\"\"/>");
 	CHECK_CONTAINS(t, "<failure type=\"FAIL\" message=\"observed: a &quot;quoted&quot;\treason\n\">");
 	free(t);
 	plan_free(&p);
@@ -115,25 +121,89 @@ TEST(report_html_grid_links_and_explanations)
 {
 	struct matrix m;
 	struct plan p;
-	struct run_info ri = { .kernel_version = "6.1.192", .tree_path = "/t<b>" };
+	struct run_info ri = { 0 };
 	char *t;
 
 	fixture_plan(&m, &p);
+	matrix_tree_found(&m, 0, "6.1.192", "/t<b>");
 	snprintf(p.cell[0].predicted.why[1], sizeof(p.cell[0].predicted.why[1]), "KCMP=y: selected by DRM");
 	p.cell[1].built = 0;
 	t = report_html(&m, &p, &ri, "1 new failure <here>");
 	CHECK_CONTAINS(t, "<title>kcmp-matrix: 4 cells: 3 PASS 1 FAIL</title>");
-	CHECK_CONTAINS(t, "<code>/t&lt;b&gt;</code>");
+	CHECK_CONTAINS(t, "Tree 6.1: kernel 6.1.192 from <code>/t&lt;b&gt;</code>");
 	CHECK_CONTAINS(t, "<pre id=\"changes\">1 new failure &lt;here&gt;</pre>");
-	CHECK_CONTAINS(t, "<th>x86_64 v3</th><th>arm64 v3</th>");
-	CHECK_CONTAINS(t, "<td class=\"cell s-PASS\" data-status=\"PASS\" id=\"v3/x86_64/EXPERT=n,KCMP=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y\" title=\"PASS\"><b>PASS</b> kcmp=works <span class=\"mark\">KCMP→y</span>");
-	CHECK_CONTAINS(t, "<a href=\"cells/v3/x86_64/EXPERT=n,KCMP=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y/serial.log\">log</a>");
+	CHECK_CONTAINS(t, "<th>6.1 x86_64 v3</th><th>6.1 arm64 v3</th>");
+	CHECK_CONTAINS(t, "<td class=\"cell s-PASS\" data-status=\"PASS\" id=\"6.1/v3/x86_64/EXPERT=n,KCMP=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y\" title=\"PASS\"><b>PASS</b> kcmp=works <span class=\"mark\">KCMP→y</span>");
+	CHECK_CONTAINS(t, "<a href=\"cells/6.1/v3/x86_64/EXPERT=n,KCMP=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y/serial.log\">log</a>");
 	CHECK_CONTAINS(t, "KCMP=y: KCMP=y: selected by DRM<br>");
 	CHECK_CONTAINS(t, "<td class=\"cell s-FAIL\" data-status=\"FAIL\"");
 	CHECK_CONTAINS(t, "<h2>Cells that did not pass (1)</h2>");
 	/* a kernel that did not build has no serial log to link */
-	CHECK(!strstr(t, "EPOLL=y/serial.log\">log</a><a href=\"cells/v3/x86_64/EXPERT=n,KCMP=y"));
+	CHECK(!strstr(t, "EPOLL=y/serial.log\">log</a><a href=\"cells/6.1/v3/x86_64/EXPERT=n,KCMP=y"));
 	free(t);
+	plan_free(&p);
+	matrix_free(&m);
+}
+
+/* Trees are a dimension: one column per tree, arch and variant, and a behaviour diff between
+ * trees that lists the rows where a tree's headline or build outcome differs (and says "none"
+ * when nothing does). The JSON names every tree with its kernel, and reads back. */
+TEST(report_two_trees_columns_and_diff)
+{
+	struct matrix m;
+	struct plan p, back = { 0 };
+	struct run_info ri = { 0 };
+	char *v3[] = { "v3", NULL }, *x86[] = { "x86_64", NULL }, err[512] = "";
+	struct plan_filter f = { .variants = v3, .arches = x86,
+				 .only = "EXPERT=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y" };
+	char *t, *dir, *json;
+
+	CHECK(matrix_load(FIXTURE_MATRIX, FIXTURE_PATCHES, &m, err, sizeof(err)) == 0);
+	CHECK(matrix_add_tree(&m, "6.12", "linux-source-6.12", "/usr/src/l.tar.xz", NULL, err,
+			      sizeof(err)) == 0);
+	matrix_tree_found(&m, 0, "6.1.192", "/t1");
+	matrix_tree_found(&m, 1, "6.12.118", "/t2");
+	CHECK(plan_make(&m, &f, &p, err, sizeof(err)) == 0);
+	CHECK(p.ncell == 4 && p.cell[0].tree == 0 && p.cell[3].tree == 1);
+	for (int i = 0; i < p.ncell; i++) {
+		p.cell[i].status = CELL_PASS;
+		p.cell[i].built = 1;
+		p.cell[i].observed[0] = xstrdup("works");
+	}
+	t = report_table(&m, &p);
+	CHECK_CONTAINS(t, "| 6.1 x86_64 v3 | 6.12 x86_64 v3 |");
+	CHECK_CONTAINS(t, "Behaviour diff between trees (kcmp state, or no-build):\n  none: every "
+		       "tree behaves the same in every cell run\n");
+	CHECK(!strstr(t, "between variants"));	/* one variant: nothing to compare */
+	free(t);
+	free(p.cell[3].observed[0]);
+	p.cell[3].observed[0] = xstrdup("enosys");
+	p.cell[2].built = 0;
+	t = report_table(&m, &p);
+	CHECK_CONTAINS(t, "Behaviour diff between trees (kcmp state, or no-build):\n"
+		       "  x86_64 v3 EXPERT=n,KCMP=n,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y: 6.1=works "
+		       "6.12=no-build\n"
+		       "  x86_64 v3 EXPERT=n,KCMP=y,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y: 6.1=works "
+		       "6.12=enosys\n");
+	free(t);
+	t = report_json(&m, &p, &ri);
+	CHECK_CONTAINS(t, "\"trees\": [{\"name\": \"6.1\", \"kernel\": \"6.1.192\", \"path\": \"/t1\"}, "
+		       "{\"name\": \"6.12\", \"kernel\": \"6.12.118\", \"path\": \"/t2\"}]");
+	CHECK_CONTAINS(t, "{\"tree\": \"6.12\", \"kernel\": \"6.12.118\", \"arch\": \"x86_64\"");
+	free(t);
+	dir = xasprintf("/tmp/kcmpm-unit-trees-%d", (int)getpid());
+	json = xasprintf("%s/matrix.json", dir);
+	CHECK(mkdir_p(dir) == 0);
+	CHECK(results_write(dir, &m, &p, &ri, NULL, err, sizeof(err)) == 0);
+	matrix_tree_found(&m, 1, NULL, NULL);
+	CHECK(results_read(json, &m, &back, &ri, err, sizeof(err)) == 0);
+	CHECK(plan_index(&m, &back, err, sizeof(err)) == 0);
+	CHECK(back.ncell == 4 && back.cell[3].tree == 1);
+	CHECK_STR(m.tree[1].version, "6.12.118");
+	remove_tree(dir);
+	free(json);
+	free(dir);
+	plan_free(&back);
 	plan_free(&p);
 	matrix_free(&m);
 }
