@@ -166,13 +166,6 @@ char **guest_tests(const char *src, char *err, size_t errlen)
 fail:
 	free(path);
 	free(text);
-	guest_tests_free(tests);
+	free_strings(tests);
 	return NULL;
-}
-
-void guest_tests_free(char **tests)
-{
-	for (int i = 0; tests && tests[i]; i++)
-		free(tests[i]);
-	free(tests);
 }

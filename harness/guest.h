@@ -17,8 +17,7 @@ char *guest_prepare(const struct arch *a, const char *src, const char *dir, char
 /* The tests the guest runs, in order: its list, beside the source as <name>_tests.h
  * (kcmp_init.c: kcmp_init_tests.h), one "KCMPM_TEST(name)" per line; comments and blank lines
  * are skipped. The guest includes the same file. Returns a NULL-terminated array (free with
- * guest_tests_free), or NULL with "path:line: what is wrong" in err. */
+ * free_strings), or NULL with "path:line: what is wrong" in err. */
 char **guest_tests(const char *src, char *err, size_t errlen);
-void guest_tests_free(char **tests);
 
 #endif

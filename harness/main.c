@@ -103,13 +103,6 @@ static char **split_commas(const char *s)
 	return v;
 }
 
-static void free_vector(char **v)
-{
-	for (int i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
 static char *default_cache(void)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
@@ -670,9 +663,9 @@ int main(int argc, char **argv)
 	} else {
 		status = run_command(&o, &m);
 	}
-	free_vector(o.filter.trees);
-	free_vector(o.filter.arches);
-	free_vector(o.filter.variants);
+	free_strings(o.filter.trees);
+	free_strings(o.filter.arches);
+	free_strings(o.filter.variants);
 	matrix_free(&m);
 	free(cache);
 	return status;

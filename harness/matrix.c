@@ -18,13 +18,6 @@ static char **words_from(const struct conf_line *l, int from)
 	return v;
 }
 
-static void free_vec(char **v)
-{
-	for (int i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
 /* build-order SYM...: these symbols first, then the rest in symbol order. Needs "symbols"
  * before it. */
 static int build_order(struct matrix *m, const struct conf_line *l, const char *path, char *err,
@@ -166,7 +159,7 @@ static int load_matrix_conf(const char *dir, const char *path, struct matrix *m,
 					 l->lineno, MAX_GUEST_CONFIG);
 				goto fail;
 			}
-			free_vec(m->guest_config);
+			free_strings(m->guest_config);
 			m->guest_config = words_from(l, 1);
 		} else {
 			snprintf(err, errlen, "%s:%d: unknown key '%s' (expected tree, symbols, "
@@ -215,7 +208,7 @@ static int arch_attribute(struct arch *a, const struct conf_line *l, const char 
 	if (!strcmp(kw, "qemu") || !strcmp(kw, "append") || !strcmp(kw, "packages")) {
 		char ***slot = kw[0] == 'q' ? &a->qemu : kw[0] == 'a' ? &a->append : &a->packages;
 
-		free_vec(*slot);
+		free_strings(*slot);
 		*slot = words_from(l, 1);
 		if (kw[0] == 'q' && isolation_breach(*slot)) {
 			snprintf(err, errlen, "%s: qemu option '%s' would give the guest a network or "
@@ -448,8 +441,8 @@ int matrix_load(const char *dir, const char *patch_root, struct matrix *m, char 
 	rc = 0;
 out:
 	free(path);
-	free_vec(arches);
-	free_vec(variants);
+	free_strings(arches);
+	free_strings(variants);
 	if (rc)
 		matrix_free(m);
 	return rc;
@@ -468,9 +461,9 @@ void matrix_free(struct matrix *m)
 		free(a->make_target);
 		free(a->image);
 		free(a->console);
-		free_vec(a->qemu);
-		free_vec(a->append);
-		free_vec(a->packages);
+		free_strings(a->qemu);
+		free_strings(a->append);
+		free_strings(a->packages);
 	}
 	free(m->arch);
 	for (int i = 0; i < m->nneed; i++) {
@@ -500,8 +493,8 @@ void matrix_free(struct matrix *m)
 			rules_free(&m->variant[v].rules);
 	}
 	free(m->variant);
-	free_vec(m->base);
-	free_vec(m->guest_config);
+	free_strings(m->base);
+	free_strings(m->guest_config);
 	free(m->guest_src);
 	free(m->patch_root);
 	free(m->base_dir);

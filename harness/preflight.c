@@ -289,7 +289,7 @@ void arch_tools_free(struct arch_tools *tools, int narch)
 {
 	for (int a = 0; a < narch; a++) {
 		free(tools[a].initramfs);
-		guest_tests_free(tools[a].tests);
+		free_strings(tools[a].tests);
 		tools[a].initramfs = NULL;
 		tools[a].tests = NULL;
 	}

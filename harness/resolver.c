@@ -85,13 +85,6 @@ char **resolver_env_parse(const char *text)
 	return env;
 }
 
-void resolver_env_free(char **env)
-{
-	for (size_t i = 0; env && env[i]; i++)
-		free(env[i]);
-	free(env);
-}
-
 /* Compiles and links the resolver into the config directory. */
 static char *build_resolver(const struct build_ctx *b, const char *source, char *err,
 			    size_t errlen)
@@ -220,7 +213,7 @@ int resolver_run(const struct build_ctx *b, const char *source, struct build_res
 	else if ((exe = build_resolver(b, source, err, errlen)) &&
 		 (list = write_batch(b, r, n, err, errlen)))
 		rc = run_batch(b, exe, env, list, r, n, err, errlen);
-	resolver_env_free(env);
+	free_strings(env);
 	free(cmd);
 	free(text);
 	free(exe);

@@ -33,8 +33,7 @@ char *resolver_identity(const char *source);
 
 /* The variables of an auto.conf.cmd text ("ifneq "$(NAME)" "VALUE"" lines) as a
  * NULL-terminated array of "NAME=VALUE" strings, or NULL when it names none. Free with
- * resolver_env_free. */
+ * free_strings. */
 char **resolver_env_parse(const char *text);
-void resolver_env_free(char **env);
 
 #endif

@@ -684,10 +684,10 @@ static char **variant_files(const struct matrix *m, char *const *series_dir)
 				all[n++] = xstrdup(files[f]);
 				all[n] = NULL;
 			}
-			variant_free_list(files);
+			free_strings(files);
 			free(text);
 		}
-		variant_free_list(series);
+		free_strings(series);
 	}
 	return all;
 }
@@ -744,7 +744,7 @@ static int run_arch(const struct run_opts *o, const struct matrix *m, const stru
 out:
 	for (int i = 0; i < ngroup; i++)
 		group_free(&groups[i]);
-	variant_free_list(files);
+	free_strings(files);
 	worktree_free(&ab.wt);
 	free(ab.b.build_dir);
 	free(ab.b.work_dir);

@@ -71,6 +71,13 @@ void *xrealloc(void *p, size_t n)
 	return p;
 }
 
+void free_strings(char **v)
+{
+	for (int i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
 char *xstrdup(const char *s)
 {
 	char *p = strdup(s);

@@ -19,13 +19,6 @@ static void list_add(char ***list, int *n, char *s)
 	(*list)[*n] = NULL;
 }
 
-void variant_free_list(char **list)
-{
-	for (int i = 0; list && list[i]; i++)
-		free(list[i]);
-	free(list);
-}
-
 char *variant_series_dir(const char *patch_dir, const char *version)
 {
 	const char *dot = version ? strchr(version, '.') : NULL;
@@ -213,13 +206,13 @@ static char **make_tree(char **patches, const char *pristine, const char *tmp, c
 		files = variant_patched_files(text);
 		for (int f = 0; files[f]; f++)
 			list_add(&touched, &ntouched, xstrdup(files[f]));
-		variant_free_list(files);
+		free_strings(files);
 		free(text);
 		free(abs);
 	}
 	return touched;
 fail:
-	variant_free_list(touched);
+	free_strings(touched);
 	remove_tree(tmp);
 	return NULL;
 }
@@ -318,9 +311,9 @@ int variant_prepare(const char *patch_dir, const char *name, const struct tree *
 	final = NULL;
 	rc = 0;
 out:
-	variant_free_list(patches);
-	variant_free_list(old_files);
-	variant_free_list(touched);
+	free_strings(patches);
+	free_strings(old_files);
+	free_strings(touched);
 	free(dir);
 	free(final);
 	free(tmp);

@@ -41,6 +41,4 @@ char **variant_series(const char *patch_dir, char *err, size_t errlen);
 /* The files a patch text modifies ("+++ b/path" lines), NULL-terminated. */
 char **variant_patched_files(const char *patch_text);
 
-void variant_free_list(char **list);
-
 #endif

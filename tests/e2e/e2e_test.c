@@ -1847,6 +1847,15 @@ TEST(e2e_bad_input_exits_2)
 
 	expect_harness_error("bad-arch", (const char *[]){ "--arch", "riscv", NULL },
 			     "unknown arch 'riscv'");
+	expect_harness_error("bad-tree", (const char *[]){ "--trees", "9.9", NULL },
+			     "unknown tree '9.9' (matrix/matrix.conf lists the known ones)");
+	/* one cell means one tree too: with both trees, make cell must be told which */
+	expect_harness_error("two-trees-one-cell", (const char *[]){ "--trees", "6.1,6.12",
+								     "--arch", "x86_64", "--only",
+								     OFF, "--single", NULL },
+			     "the filters select 2 cells, not one; name the arch, the variant and "
+			     "all 5 symbols (say EXPERT=y,KCMP=n,...), and the tree if there are "
+			     "several (TREES=)");
 	expect_harness_error("bad-only", (const char *[]){ "--only", "KCMP=perhaps", NULL },
 			     "ONLY: bad term 'KCMP=perhaps'");
 	expect_harness_error("bad-shard", (const char *[]){ "--shard", "3/2", NULL },

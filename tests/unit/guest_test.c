@@ -22,7 +22,7 @@ TEST(guest_tests_reads_the_real_list)
 	CHECK(n == 41);
 	CHECK(tests && !strcmp(tests[0], "kernel_identity"));
 	CHECK(tests && !strcmp(tests[n - 1], "kcmp_eperm_pid2_unprivileged"));
-	guest_tests_free(tests);
+	free_strings(tests);
 }
 
 /* Writes a list beside a fake source in a scratch directory; returns the source path. */
@@ -45,7 +45,7 @@ TEST(guest_tests_rejects_a_bad_list)
 	tests = guest_tests(src, err, sizeof(err));
 	CHECK(tests && tests[0] && !strcmp(tests[0], "a") && tests[1] && !strcmp(tests[1], "b_2") &&
 	      !tests[2]);
-	guest_tests_free(tests);
+	free_strings(tests);
 	free(src);
 	src = fake_guest(dir, "KCMPM_TEST(a)\nKCMPM_TEST(b c)\n");
 	CHECK(guest_tests(src, err, sizeof(err)) == NULL);

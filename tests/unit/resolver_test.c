@@ -33,7 +33,7 @@ TEST(resolver_env_from_auto_conf_cmd)
 		CHECK_STR(env[2], "CLANG_FLAGS=");
 		CHECK_STR(env[3], "CC=ccache gcc");
 	}
-	resolver_env_free(env);
+	free_strings(env);
 	CHECK(resolver_env_parse("deps_config := \\\n\tKconfig\n") == NULL);
 }
 
