@@ -999,7 +999,7 @@ TEST(e2e_page_in_a_browser)
 	CHECK(status == 0);
 	CHECK(count(dom, "<td class=\"cell ") == 10);
 	CHECK(count(dom, "data-status=\"PASS\"") == 10);
-	cell = dom ? strstr(dom, "id=\"v3/arm64/" OFF "\"") : NULL;
+	cell = dom ? strstr(dom, "id=\"6.1/v3/arm64/" OFF "\"") : NULL;
 	CHECK(cell != NULL);
 	/* the cell's own text: its verdict, kcmp() state and link to its console log */
 	if (cell) {
