@@ -93,16 +93,34 @@ static int lines(const struct strbuf *sb)
 	return n;
 }
 
+/* The tree of every cell of the plan, or -1 when it has cells of several (or none). */
+static int only_tree(const struct plan *p)
+{
+	int t = p->ncell ? p->cell[0].tree : -1;
+
+	for (int i = 1; i < p->ncell && t >= 0; i++)
+		if (p->cell[i].tree != t)
+			t = -1;
+	return t;
+}
+
 char *diff_text(const struct matrix *m, const struct plan *old, const struct plan *new_,
 		int *new_failures)
 {
 	struct strbuf out[NSECTION] = { 0 }, sb = { 0 };
-	int compared = 0;
+	int compared = 0, old_tree = only_tree(old), new_tree = only_tree(new_);
+	/* Two runs of one tree each, different ones (a KSRC tree against the release it came
+	 * from, 6.1 against 6.12): their cells are compared across the trees. Otherwise a cell
+	 * is compared with the same tree's. */
+	int across = old_tree >= 0 && new_tree >= 0 && old_tree != new_tree;
 
+	if (across)
+		sb_printf(&sb, "Tree %s (old run) compared with tree %s (new run)\n",
+			  m->tree[old_tree].name, m->tree[new_tree].name);
 	for (int i = 0; i < new_->ncell; i++) {
 		const struct cell *n = &new_->cell[i];
-		const struct cell *o = report_find_cell(old, &(struct column){ n->tree, n->variant,
-										n->arch }, n->combo);
+		const struct cell *o = report_find_cell(old, &(struct column){
+			across ? old_tree : n->tree, n->variant, n->arch }, n->combo);
 
 		compared += o != NULL;
 		compare(m, o, n, out);
@@ -110,8 +128,8 @@ char *diff_text(const struct matrix *m, const struct plan *old, const struct pla
 	for (int i = 0; i < old->ncell; i++) {
 		const struct cell *o = &old->cell[i];
 
-		if (!report_find_cell(new_, &(struct column){ o->tree, o->variant, o->arch },
-				      o->combo))
+		if (!report_find_cell(new_, &(struct column){ across ? new_tree : o->tree,
+							      o->variant, o->arch }, o->combo))
 			compare(m, o, NULL, out);
 	}
 	sb_printf(&sb, "%d cells in both runs: %d new failures, %d fixed, %d observed changes, "

@@ -1,5 +1,6 @@
-/* diff: what changed between two runs of the matrix, cell by cell (matched by arch, variant
- * and combination), leading with what a developer acts on:
+/* diff: what changed between two runs of the matrix, cell by cell (matched by tree, arch,
+ * variant and combination; two runs of one tree each, different ones, are matched across the
+ * trees), leading with what a developer acts on:
  *
  *   new failures         ended PASS or XFAIL before, do not now
  *   fixed                the other way round

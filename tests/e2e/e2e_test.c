@@ -1061,7 +1061,7 @@ static int shell_computes(int answer, const char *arch, const char *busybox)
 		"n=$((n+1)); [ $n -lt 900 ] || return 1; done; }\n"
 		"{ wait_for 'job control turned off' && sleep 1 && "
 		"printf 'echo kcmp-shell-$((6*7)); exit\\n' && wait_for 'Kernel panic'; } | "
-		"%s --cache %s --results %s/shell-%s --variants v3 --arch %s --only %s --shell "
+		"%s --cache %s --results %s/shell-%s --trees 6.1 --variants v3 --arch %s --only %s --shell "
 		"--busybox %s > %s 2>&1\ncat %s\n",
 		console, harness, cache, scratch, arch, arch, OFF, busybox, console, console);
 	char *name = xasprintf("shell-%s", arch), *out;
@@ -1159,14 +1159,17 @@ TEST(e2e_diff_between_runs)
 
 	CHECK(good.status == 0 && bad.status == 1);
 	CHECK(worse.status == 1);
-	CHECK_CONTAINS(worse.out, "2 cells in both runs: 1 new failures, 0 fixed, 1 observed changes, "
-		       "0 build changes\nNew failures (1):\n  6.1 x86_64 v3 " VIA_EXPERT ": PASS -> FAIL: "
+	/* the broken kernel is a KSRC tree: two runs of one tree each are compared across them */
+	CHECK_CONTAINS(worse.out, "Tree 6.1 (old run) compared with tree ksrc (new run)\n"
+		       "2 cells in both runs: 1 new failures, 0 fixed, 1 observed changes, "
+		       "0 build changes\nNew failures (1):\n  ksrc x86_64 v3 " VIA_EXPERT ": PASS -> FAIL: "
 		       "observed: kcmp=enosys");
-	CHECK_CONTAINS(worse.out, "Observed state changed (1):\n  6.1 x86_64 v3 " VIA_EXPERT
+	CHECK_CONTAINS(worse.out, "Observed state changed (1):\n  ksrc x86_64 v3 " VIA_EXPERT
 		       ": kcmp=works -> kcmp=enosys, epoll_tfd=works -> epoll_tfd=enosys\n");
 	CHECK(better.status == 0);
 	CHECK_CONTAINS(better.out, "Fixed (1):\n  6.1 x86_64 v3 " VIA_EXPERT ": FAIL -> PASS");
-	CHECK_CONTAINS(html, "<pre id=\"changes\">2 cells in both runs: 0 new failures, 1 fixed");
+	CHECK_CONTAINS(html, "<pre id=\"changes\">Tree ksrc (old run) compared with tree 6.1 (new "
+		       "run)\n2 cells in both runs: 0 new failures, 1 fixed");
 	free(html);
 	run_free(&page);
 	run_free(&better);

@@ -1,5 +1,6 @@
 /* The table writers: markdown table, JSON and TSV from a hand-made plan. */
 #include "check.h"
+#include "diff.h"
 #include "fixtures.h"
 #include "matrix.h"
 #include "plan.h"
@@ -191,6 +192,20 @@ TEST(report_two_trees_columns_and_diff)
 		       "{\"name\": \"6.12\", \"kernel\": \"6.12.118\", \"path\": \"/t2\"}]");
 	CHECK_CONTAINS(t, "{\"tree\": \"6.12\", \"kernel\": \"6.12.118\", \"arch\": \"x86_64\"");
 	free(t);
+	{	/* a run of 6.1 against a run of 6.12: compared across the trees */
+		struct plan old = { .ncell = 2, .cell = p.cell }, new_ = { .ncell = 2,
+									     .cell = p.cell + 2 };
+		int new_failures = -1;
+
+		t = diff_text(&m, &old, &new_, &new_failures);
+		CHECK_CONTAINS(t, "Tree 6.1 (old run) compared with tree 6.12 (new run)\n2 cells in "
+			       "both runs: 0 new failures, 0 fixed, 1 observed changes, 1 build "
+			       "changes\n");
+		CHECK_CONTAINS(t, "  6.12 x86_64 v3 EXPERT=n,KCMP=y,CHECKPOINT_RESTORE=n,DRM=y,EPOLL=y: "
+			       "kcmp=works -> kcmp=enosys");
+		CHECK(new_failures == 0);
+		free(t);
+	}
 	dir = xasprintf("/tmp/kcmpm-unit-trees-%d", (int)getpid());
 	json = xasprintf("%s/matrix.json", dir);
 	CHECK(mkdir_p(dir) == 0);
