@@ -1255,6 +1255,8 @@ static char *interrupted_run(const char *name, const char *const *args, const ch
 		argv[n++] = args[i];
 	argv[n++] = "--variants";
 	argv[n++] = "v3";
+	argv[n++] = "--trees";
+	argv[n++] = "6.1";
 	argv[n] = NULL;
 	line = spawn_format_argv(argv);
 	script = xasprintf("%s > %s 2>&1 & pid=$!; n=0\n"
@@ -1422,7 +1424,7 @@ TEST(e2e_second_run_waits_for_the_first)
 {
 	char *results = xasprintf("%s/two-runs", scratch), *events = xasprintf("%s/two-runs.events", scratch);
 	const char *argv[] = { harness, "--cache", cache, "--results", results, "--variants", "v3",
-			       "--arch", "x86_64", "--only", FIVE, "--qemu",
+			       "--trees", "6.1", "--arch", "x86_64", "--only", FIVE, "--qemu",
 			       "tests/fakes/qemu-slow-x86_64", "--force", "boot", NULL };
 	char *line = spawn_format_argv(argv);
 	char *script = xasprintf("%s > %s/first.log 2>&1 & first=$!\n"
@@ -1901,8 +1903,8 @@ TEST(e2e_second_question_membarrier_both_arches)
 
 	CHECK(r.status == 0);
 	CHECK_CONTAINS(r.out, "6 cells: 6 PASS");
-	CHECK(r.tsv && !strncmp(r.tsv, "arch\tvariant\tcombination\tstatus\tmembarrier\trseq\t"
-				"resolved\treason\tkernel\n", 58));
+	CHECK(r.tsv && !strncmp(r.tsv, "tree\tarch\tvariant\tcombination\tstatus\tmembarrier\trseq\t"
+				"resolved\treason\tkernel\n", 63));
 	for (size_t a = 0; a < 2; a++) {
 		expect_variant_cell(&r, "installed", arches[a], MB_DEFAULTS, "PASS\tworks\tworks\tnyy\t");
 		expect_variant_cell(&r, "installed", arches[a], MB_OFF, "PASS\tenosys\tenosys\tynn\t");
