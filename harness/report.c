@@ -7,16 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+int report_in_column(const struct cell *c, const struct column *col)
+{
+	return c->tree == col->tree && c->variant == col->variant && c->arch == col->arch;
+}
+
 const struct cell *report_find_cell(const struct plan *p, const struct column *col,
 				    unsigned combo)
 {
-	for (int i = 0; i < p->ncell; i++) {
-		const struct cell *c = &p->cell[i];
-
-		if (c->tree == col->tree && c->variant == col->variant && c->arch == col->arch &&
-		    c->combo == combo)
-			return c;
-	}
+	for (int i = 0; i < p->ncell; i++)
+		if (report_in_column(&p->cell[i], col) && p->cell[i].combo == combo)
+			return &p->cell[i];
 	return NULL;
 }
 
@@ -74,14 +75,11 @@ int report_columns(const struct matrix *m, const struct plan *p, struct column *
 	for (int t = 0; t < m->ntree; t++)
 		for (int v = 0; v < m->nvariant; v++)
 			for (int a = 0; a < m->narch; a++)
-				for (int i = 0; i < p->ncell; i++) {
-					const struct cell *c = &p->cell[i];
-
-					if (c->tree == t && c->variant == v && c->arch == a) {
+				for (int i = 0; i < p->ncell; i++)
+					if (report_in_column(&p->cell[i], &(struct column){ t, v, a })) {
 						col[n++] = (struct column){ t, v, a };
 						break;
 					}
-				}
 	return n;
 }
 

@@ -56,6 +56,8 @@ int report_common_mark(const struct matrix *m, const struct plan *p, int *sym, c
 
 /* Does the plan have a cell of tree t? */
 int report_tree_used(const struct plan *p, int t);
+/* Is the cell in column col (its tree, variant and arch)? */
+int report_in_column(const struct cell *c, const struct column *col);
 /* The cell of the plan in column col with combination combo, or NULL. */
 const struct cell *report_find_cell(const struct plan *p, const struct column *col,
 				    unsigned combo);

@@ -29,11 +29,6 @@ static void count(const struct cell *c, struct tally *t)
 	t->seconds += c->build_seconds + c->boot_seconds;
 }
 
-static int in_column(const struct cell *c, const struct column *col)
-{
-	return c->tree == col->tree && c->variant == col->variant && c->arch == col->arch;
-}
-
 static void testcase(struct strbuf *sb, const struct matrix *m, const struct cell *c)
 {
 	char *combo = plan_combo_name(m, c->combo), *dir = plan_cell_path(m, c);
@@ -83,7 +78,7 @@ char *report_junit(const struct matrix *m, const struct plan *p, const struct ru
 		char *name = report_column_name(m, &col[k]);
 
 		for (int i = 0; i < p->ncell; i++)
-			if (in_column(&p->cell[i], &col[k]))
+			if (report_in_column(&p->cell[i], &col[k]))
 				count(&p->cell[i], &t);
 		sb_printf(&sb, "  <testsuite name=\"");
 		report_xml_text(&sb, name);
@@ -95,7 +90,7 @@ char *report_junit(const struct matrix *m, const struct plan *p, const struct ru
 		report_xml_text(&sb, m->tree[col[k].tree].version);
 		sb_printf(&sb, "\"/></properties>\n");
 		for (int i = 0; i < p->ncell; i++)
-			if (in_column(&p->cell[i], &col[k]))
+			if (report_in_column(&p->cell[i], &col[k]))
 				testcase(&sb, m, &p->cell[i]);
 		sb_printf(&sb, "  </testsuite>\n");
 		free(name);
