@@ -123,6 +123,7 @@ done
 
 echo "cells:                $(field "$out/cold.log" cells)"
 echo "distinct kernels built: $(field "$out/cold.log" built)"
+echo "synced in process:    $(field "$out/cold.log" process) of those builds (the rest by Kbuild's syncconfig)"
 echo "compile seconds:      $(field "$out/cold.log" compile)"
 echo "boot seconds:         $(field "$out/cold.log" boot)"
 echo "wall seconds (cold):  $cold"

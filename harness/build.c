@@ -360,6 +360,16 @@ static int list_modules(const struct build_ctx *b, char *buf, size_t len)
 	return rc;
 }
 
+/* Did make run its own syncconfig (a "SYNC include/config/..." line in the log)? */
+static int kbuild_synced(const char *log_path)
+{
+	char *log = read_file(log_path, NULL);
+	int yes = log && strstr(log, "  SYNC    include/config/") != NULL;
+
+	free(log);
+	return yes;
+}
+
 char *build_reproducer(const struct build_ctx *b, const char *tag, int modules,
 		       const char *out_dir)
 {
@@ -414,6 +424,16 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 		rc = -1;
 		goto out;
 	}
+	/* after the mark: an interrupted sync is undone like an interrupted build */
+	if (b->syncconfig && b->syncconfig->pid > 0) {
+		char why[600];
+
+		if (resolver_sync(b->syncconfig, b->build_dir, why, sizeof(why)) == 0)
+			out->synced = 1;
+		else
+			warn("%s: the in-process syncconfig did not sync (%s); Kbuild syncs it",
+			     b->build_dir, why);
+	}
 	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log_path,
 					   .timeout = b->timeout }, &res)) {
 		make_cannot_run(b, err, errlen);
@@ -424,6 +444,11 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 	if (!res.timed_out && !res.lost && res.status < 128)
 		unlink(mark);
 	out->seconds = res.seconds;
+	if (out->synced && kbuild_synced(log_path)) {
+		warn("%s: Kbuild ran syncconfig again after the in-process one (see %s); the "
+		     "in-process sync saved nothing", b->build_dir, log_path);
+		out->synced = 0;
+	}
 	if (res.timed_out) {
 		out->timed_out = 1;
 		snprintf(out->first_error, sizeof(out->first_error), "the build did not finish within "

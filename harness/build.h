@@ -11,6 +11,7 @@
 #define KCMPM_BUILD_H
 
 #include "matrix.h"
+#include "spawn.h"
 
 #include <stddef.h>
 
@@ -23,6 +24,10 @@ struct build_ctx {
 	int jobs;
 	const char *resolver_src; /* kcmpm_resolve.c: resolve configs in one process (resolver.h);
 				   * NULL: one `make olddefconfig` per config */
+	struct spawn_server *syncconfig; /* a resolver serving the source tree's present state
+					  * (resolver_serve): it syncs auto.conf before make,
+					  * so Kbuild's syncconfig has nothing to do; NULL: Kbuild
+					  * syncs */
 	char *build_dir;	/* O= */
 	char *work_dir;		/* configs and logs of this (tree, variant, arch) */
 };
@@ -30,6 +35,7 @@ struct build_ctx {
 struct build_outcome {
 	int ok;
 	int timed_out;		/* !ok because the build ran out of time (its group was killed) */
+	int synced;		/* b->syncconfig synced the configuration before make ran */
 	double seconds;
 	char first_error[512];	/* when !ok: the first compiler/linker error line */
 	char modules[1024];	/* when ok: the modules it made ("drivers/gpu/drm/drm.ko ..."),

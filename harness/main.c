@@ -292,21 +292,22 @@ static void clean_up_after_a_killed_run(const struct options *o)
 /* One line of figures for benchmarks and logs. */
 static void print_summary(const struct plan *p, const struct run_info *ri)
 {
-	int built = 0, boots = 0;
+	int built = 0, synced = 0, boots = 0;
 	double compile = 0, boot = 0;
 
 	for (int i = 0; i < p->ncell; i++) {
 		const struct cell *c = &p->cell[i];
 
 		built += c->build_seconds > 0;
+		synced += c->kernel_synced;
 		compile += c->build_seconds;
 		boots += c->boot_seconds > 0;
 		boot += c->boot_seconds;
 	}
-	fprintf(stderr, "kcmp-matrix: summary: cells %d, kernels built %d, compile %.1f s, boots %d, "
-		"boot %.1f s, wall %.1f s, peak RSS %ld KiB, corrupt cache entries remade %d\n",
-		p->ncell, built, compile, boots, boot, ri->seconds, ri->max_rss_kib,
-		cache_discarded());
+	fprintf(stderr, "kcmp-matrix: summary: cells %d, kernels built %d, synced in process %d, "
+		"compile %.1f s, boots %d, boot %.1f s, wall %.1f s, peak RSS %ld KiB, corrupt cache "
+		"entries remade %d\n", p->ncell, built, synced, compile, boots, boot, ri->seconds,
+		ri->max_rss_kib, cache_discarded());
 }
 
 /* A finished run's matrix.json read back as a plan; dies on bad input. */

@@ -43,6 +43,7 @@ struct cell {
 	char *modules;			/* the modules its build made, "a.ko b.ko"; NULL: none or
 					 * unknown */
 	int kernel_cached, boot_cached;	/* reused from the cache, not redone in this run */
+	int kernel_synced;		/* its build's syncconfig was done in process */
 	char *observed[MAX_OBSERVABLES]; /* the guest's state of each of the matrix's observables
 					  * (m->obs), NULL where it never said */
 	char *booted;			/* the kernel the guest reported */

@@ -85,11 +85,11 @@ char **resolver_env_parse(const char *text)
 	return env;
 }
 
-/* Compiles and links the resolver into the config directory. */
-static char *build_resolver(const struct build_ctx *b, const char *source, char *err,
-			    size_t errlen)
+/* Compiles and links the resolver against b->build_dir's Kconfig objects, into exe_dir. */
+static char *build_resolver(const struct build_ctx *b, const char *source, const char *exe_dir,
+			    char *err, size_t errlen)
 {
-	char *exe = xasprintf("%s/kcmpm-resolve", b->build_dir);
+	char *exe = xasprintf("%s/kcmpm-resolve", exe_dir);
 	char *log = xasprintf("%s/resolver-build.log", b->work_dir);
 	char *inc1 = xasprintf("-I%s/scripts/kconfig", b->src);
 	char *inc2 = xasprintf("-I%s/scripts/include", b->src);
@@ -210,7 +210,7 @@ int resolver_run(const struct build_ctx *b, const char *source, struct build_res
 
 	if (!env)
 		snprintf(err, errlen, "'%s' names no Kconfig environment", cmd);
-	else if ((exe = build_resolver(b, source, err, errlen)) &&
+	else if ((exe = build_resolver(b, source, b->build_dir, err, errlen)) &&
 		 (list = write_batch(b, r, n, err, errlen)))
 		rc = run_batch(b, exe, env, list, r, n, err, errlen);
 	free_strings(env);
@@ -219,4 +219,50 @@ int resolver_run(const struct build_ctx *b, const char *source, struct build_res
 	free(exe);
 	free(list);
 	return rc;
+}
+
+int resolver_serve(const struct build_ctx *b, const char *source, struct spawn_server *s,
+		   char *err, size_t errlen)
+{
+	char *cmd = auto_conf_cmd(b), *text = read_file(cmd, NULL), *exe = NULL;
+	char **env = text ? resolver_env_parse(text) : NULL;
+	char *log = xasprintf("%s/syncconfig.log", b->work_dir);
+	int rc = -1;
+
+	if (!env) {
+		snprintf(err, errlen, "'%s' names no Kconfig environment", cmd);
+	} else if ((exe = build_resolver(b, source, b->work_dir, err, errlen))) {
+		const char *argv[] = { exe, "--serve", "Kconfig", NULL };
+
+		rc = spawn_server_start(&(struct spawn_req){ .argv = argv, .log_path = log,
+							     .cwd = b->build_dir,
+							     .env = (const char *const *)env }, s);
+		if (rc)
+			snprintf(err, errlen, "cannot run '%s': %s", exe, strerror(errno));
+	}
+	free_strings(env);
+	free(cmd);
+	free(text);
+	free(exe);
+	free(log);
+	return rc;
+}
+
+int resolver_sync(struct spawn_server *s, const char *build_dir, char *err, size_t errlen)
+{
+	char reply[600];
+	size_t len = strlen(build_dir);
+
+	/* the first answer waits for the Kconfig parse and its compiler probes */
+	if (spawn_server_ask(s, build_dir, 600, reply, sizeof(reply))) {
+		snprintf(err, errlen, "the Kconfig server ended or did not answer");
+		return -1;
+	}
+	if (!strncmp(reply, "synced ", 7) && !strcmp(reply + 7, build_dir))
+		return 0;
+	if (!strncmp(reply, "failed ", 7) && !strncmp(reply + 7, build_dir, len))
+		snprintf(err, errlen, "%s", reply + 7 + len + (reply[7 + len] == ':' ? 2 : 0));
+	else
+		snprintf(err, errlen, "the Kconfig server answered '%.200s'", reply);
+	return -1;
 }

@@ -13,6 +13,7 @@
 #define KCMPM_RESOLVER_H
 
 #include "build.h"
+#include "spawn.h"
 
 #include <stddef.h>
 
@@ -25,6 +26,22 @@ int resolver_ready(const struct build_ctx *b);
  * fall back to olddefconfig); 0 otherwise, each resolution's own outcome in it. */
 int resolver_run(const struct build_ctx *b, const char *source, struct build_resolution *r,
 		 int n, char *err, size_t errlen);
+
+/* The kernel build's syncconfig, in one process per source tree state: starts the resolver as
+ * a server (kcmpm_resolve.c's --serve) in the kernel build directory b->build_dir, built
+ * against that directory's own Kconfig objects and run with the environment its
+ * include/config/auto.conf.cmd records, so the files it writes are the ones Kbuild's
+ * syncconfig would write. It parses b->src's Kconfig once, when started: the tree must then
+ * be in the state whose kernels it will serve. Returns -1 with a message in err when the
+ * directory has no Kconfig objects or auto.conf.cmd yet (before its first build) or the
+ * server cannot be built or started. */
+int resolver_serve(const struct build_ctx *b, const char *source, struct spawn_server *s,
+		   char *err, size_t errlen);
+
+/* Syncs the build directory's auto.conf, autoconf.h and include/config/ with its .config,
+ * through the server. Returns 0, or -1 with why in err (the directory is then Kbuild's own
+ * syncconfig's: auto.conf stays older than .config). */
+int resolver_sync(struct spawn_server *s, const char *build_dir, char *err, size_t errlen);
 
 /* What resolves configs, for the cache key of resolved configs: "kcmpm-resolve <hash of the
  * source>", or "olddefconfig" when source is NULL; NULL when the source cannot be read.

@@ -49,6 +49,8 @@ struct arch_build {
 	struct worktree wt;
 	struct build_ctx b;
 	int nbuild, built;
+	struct spawn_server *syncconfig;	/* per variant: its resolver server, once started */
+	char *syncconfig_off;			/* per variant: it could not start; Kbuild syncs */
 };
 
 /* One kernel to build: a representative cell of a group. */
@@ -470,6 +472,28 @@ static int reuse_kernel(const struct group *g, const char *tag, struct build_out
 	return 1;
 }
 
+/* The resolver server that syncs this variant's kernels (see resolver_serve), started at the
+ * variant's first build once the build directory has Kconfig's objects and its auto.conf.cmd
+ * (a fresh directory's first build makes them through Kbuild). Called with the variant's
+ * tree in place, which it parses. NULL: Kbuild syncs. */
+static struct spawn_server *syncconfig_for(struct group *g)
+{
+	struct arch_build *ab = g->ab;
+	struct spawn_server *s = &ab->syncconfig[g->variant];
+	char why[600];
+
+	if (s->pid > 0)
+		return s;
+	if (!g->o->resolver_src || ab->syncconfig_off[g->variant] || !resolver_ready(&ab->b))
+		return NULL;
+	if (resolver_serve(&ab->b, g->o->resolver_src, s, why, sizeof(why)) == 0)
+		return s;
+	warn("%s; Kbuild syncs the configuration of each %s %s kernel itself", why,
+	     g->m->arch[g->arch].name, g->m->variant[g->variant].name);
+	ab->syncconfig_off[g->variant] = 1;
+	return NULL;
+}
+
 static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 {
 	struct cell **cells = g->cells;
@@ -488,6 +512,7 @@ static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 		free(id);
 		if (switched)
 			goto out;
+		g->ab->b.syncconfig = syncconfig_for(g);
 		progress_doing(g->pg, "building %s %s kernel %d of %d (%s)",
 			       g->m->arch[g->arch].name, g->m->variant[g->variant].name,
 			       g->ab->built + 1, g->ab->nbuild, tag);
@@ -512,6 +537,7 @@ static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 		write_log_tail(log, tail, 100);
 		free(tail);
 		c->build_seconds = i == rep && !cached ? bo.seconds : 0;
+		c->kernel_synced = i == rep && !cached && bo.synced;
 		c->kernel_cached = cached;
 		c->built = bo.ok;
 		c->modules = bo.ok ? xstrdup(bo.modules) : NULL;
@@ -711,6 +737,10 @@ static int run_arch(const struct run_opts *o, const struct matrix *m, const stru
 				   .cc_wrapper = o->cc_wrapper, .jobs = o->jobs,
 				   .timeout = o->build_timeout > 0 ? o->build_timeout
 								   : m->arch[a].build_timeout };
+	ab.syncconfig = xcalloc((size_t)m->nvariant, sizeof(*ab.syncconfig));
+	ab.syncconfig_off = xcalloc((size_t)m->nvariant, 1);
+	for (int v = 0; v < m->nvariant; v++)
+		ab.syncconfig[v] = (struct spawn_server){ .pid = -1, .fd = -1 };
 	ab.b.build_dir = xasprintf("%s/build/%s/%s", o->cache_dir, t->tag, m->arch[a].name);
 	ab.b.work_dir = xasprintf("%s/work/%s/%s", o->cache_dir, t->tag, m->arch[a].name);
 	/* --config-only builds nothing: the kernels' build directory is not its to empty. */
@@ -745,6 +775,10 @@ out:
 	for (int i = 0; i < ngroup; i++)
 		group_free(&groups[i]);
 	free_strings(files);
+	for (int v = 0; ab.syncconfig && v < m->nvariant; v++)
+		spawn_server_stop(&ab.syncconfig[v]);
+	free(ab.syncconfig);
+	free(ab.syncconfig_off);
 	worktree_free(&ab.wt);
 	free(ab.b.build_dir);
 	free(ab.b.work_dir);

@@ -9,7 +9,9 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -99,9 +101,11 @@ void spawn_set_tick(void (*tick)(void *arg), void *arg)
 
 /* In the child, between fork and exec: only async-signal-safe calls. The child gets default
  * signal handling, its own process group, stdin from /dev/null, stdout and stderr into the
- * log, and SIGKILL when the harness dies, even by SIGKILL (PR_SET_PDEATHSIG). An exec failure
- * is reported through the pipe. */
-static void child(const struct spawn_req *req, char *const *envp, pid_t parent, int report)
+ * log, and SIGKILL when the harness dies, even by SIGKILL (PR_SET_PDEATHSIG). A server child
+ * (talk >= 0) has stdin and stdout on the socket talk instead, stderr still in the log. An
+ * exec failure is reported through the pipe. */
+static void child(const struct spawn_req *req, char *const *envp, pid_t parent, int report,
+		  int talk)
 {
 	sigset_t none;
 	int in, out, e;
@@ -117,8 +121,10 @@ static void child(const struct spawn_req *req, char *const *envp, pid_t parent, 
 	in = open("/dev/null", O_RDONLY);
 	out = req->log_path ? open(req->log_path, O_WRONLY | O_CREAT | O_APPEND, 0644)
 			    : open("/dev/null", O_WRONLY);
-	if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 ||
-	    (req->cwd && chdir(req->cwd))) {
+	if (talk >= 0)
+		in = talk;
+	if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(talk >= 0 ? talk : out, 1) < 0 ||
+	    dup2(out, 2) < 0 || (req->cwd && chdir(req->cwd))) {
 		e = errno;
 	} else {
 		execvpe(req->argv[0], (char *const *)req->argv, envp);
@@ -159,7 +165,7 @@ static char **child_environment(const struct spawn_req *req)
 	return envp;
 }
 
-static int start_child(const struct spawn_req *req, pid_t *pid)
+static int start_child(const struct spawn_req *req, pid_t *pid, int talk)
 {
 	pid_t parent = getpid();
 	char **envp;
@@ -179,7 +185,7 @@ static int start_child(const struct spawn_req *req, pid_t *pid)
 		return -1;
 	}
 	if (*pid == 0)
-		child(req, envp, parent, report[1]);
+		child(req, envp, parent, report[1], talk);
 	free(envp);
 	close(report[1]);
 	setpgid(*pid, *pid);	/* also here, so the group exists before we might signal it */
@@ -267,7 +273,7 @@ int spawn_run_all(const struct spawn_req *reqs, int n, int jobs, struct spawn_re
 			struct running *r = &run[nrun];
 
 			*r = (struct running){ .index = next, .start = now_seconds() };
-			if (start_child(&reqs[next], &r->pid)) {
+			if (start_child(&reqs[next], &r->pid, -1)) {
 				start_errno = errno;
 				break;
 			}
@@ -300,6 +306,101 @@ int spawn_run_all(const struct spawn_req *reqs, int n, int jobs, struct spawn_re
 int spawn_run(const struct spawn_req *req, struct spawn_result *res)
 {
 	return spawn_run_all(req, 1, 1, res);
+}
+
+int spawn_server_start(const struct spawn_req *req, struct spawn_server *s)
+{
+	int pair[2], e;
+
+	*s = (struct spawn_server){ .pid = -1, .fd = -1 };
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair))
+		return -1;
+	if (start_child(req, &s->pid, pair[1])) {
+		e = errno;
+		close(pair[0]);
+		close(pair[1]);
+		errno = e;
+		return -1;
+	}
+	close(pair[1]);
+	live_set(s->pid, 1);
+	s->fd = pair[0];
+	return 0;
+}
+
+/* Reads until a whole line is in s->buf or the deadline passes; ticks the progress line. */
+static int server_read_line(struct spawn_server *s, double deadline)
+{
+	double next_tick = now_seconds() + 1;
+
+	while (!memchr(s->buf, '\n', s->have)) {
+		struct pollfd p = { .fd = s->fd, .events = POLLIN };
+		double left = deadline - now_seconds();
+		ssize_t n;
+
+		if (left <= 0)
+			return -1;
+		if (poll(&p, 1, left > 1 ? 1000 : (int)(left * 1000) + 1) < 0 && errno != EINTR)
+			return -1;
+		if (tick_fn && now_seconds() >= next_tick) {
+			tick_fn(tick_arg);
+			next_tick = now_seconds() + 1;
+		}
+		if (!(p.revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		if (s->have == sizeof(s->buf) - 1)
+			return -1;	/* a line longer than any answer: not ours to parse */
+		n = read(s->fd, s->buf + s->have, sizeof(s->buf) - 1 - s->have);
+		if (n <= 0 && !(n < 0 && errno == EINTR))
+			return -1;	/* it ended */
+		if (n > 0)
+			s->have += (size_t)n;
+	}
+	return 0;
+}
+
+int spawn_server_ask(struct spawn_server *s, const char *line, double timeout, char *reply,
+		     size_t len)
+{
+	size_t want = strlen(line), sent = 0;
+	char *nl;
+
+	if (s->fd < 0)
+		return -1;
+	while (sent < want) {
+		ssize_t n = send(s->fd, line + sent, want - sent, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto broken;
+		sent += (size_t)n;
+	}
+	if (send(s->fd, "\n", 1, MSG_NOSIGNAL) != 1 ||
+	    server_read_line(s, now_seconds() + timeout))
+		goto broken;
+	nl = memchr(s->buf, '\n', s->have);
+	*nl = 0;
+	snprintf(reply, len, "%s", s->buf);
+	s->have -= (size_t)(nl + 1 - s->buf);
+	memmove(s->buf, nl + 1, s->have);
+	return 0;
+broken:
+	spawn_server_stop(s);
+	return -1;
+}
+
+void spawn_server_stop(struct spawn_server *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);	/* a server reading its stdin sees the end and exits */
+	if (s->pid > 0) {
+		kill(-s->pid, SIGKILL);
+		while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		live_set(s->pid, 0);
+	}
+	*s = (struct spawn_server){ .pid = -1, .fd = -1 };
 }
 
 int spawn_exec(const char *const *argv)

@@ -13,6 +13,9 @@
 #ifndef KCMPM_SPAWN_H
 #define KCMPM_SPAWN_H
 
+#include <stddef.h>
+#include <sys/types.h>
+
 struct spawn_req {
 	const char *const *argv;	/* argv[0] is looked up in PATH */
 	const char *log_path;		/* stdout and stderr go here (appended); NULL: /dev/null */
@@ -48,6 +51,29 @@ int spawn_run(const struct spawn_req *req, struct spawn_result *res);
  * -1 (errno set) when one could not be started: no more are started, those already running
  * are waited for. */
 int spawn_run_all(const struct spawn_req *reqs, int n, int jobs, struct spawn_result *res);
+
+/* A server: a child that keeps running and answers requests, one line in on its stdin, one
+ * line out on its stdout (a socket; its stderr goes to req->log_path). Like any child it runs
+ * in its own process group, is killed with the harness and by spawn_kill_all. req->timeout
+ * is not used: each question has its own. */
+struct spawn_server {
+	pid_t pid;		/* -1 when none is running */
+	int fd;			/* our end of the socket */
+	char buf[4096];		/* what it wrote that no answer has taken yet */
+	size_t have;
+};
+
+/* Starts the server. Returns 0, or -1 with errno set when it could not be started. */
+int spawn_server_start(const struct spawn_req *req, struct spawn_server *s);
+
+/* Sends line (a newline is added) and waits up to timeout seconds for one line of answer,
+ * copied into reply without its newline. Returns 0, or -1 when the server has ended, does not
+ * answer in time or was stopped already; it is then stopped for good. */
+int spawn_server_ask(struct spawn_server *s, const char *line, double timeout, char *reply,
+		     size_t len);
+
+/* Ends the server (its group killed and reaped). Safe on a stopped one. */
+void spawn_server_stop(struct spawn_server *s);
 
 /* Kills every running child's process group with SIGKILL. Async-signal-safe. */
 void spawn_kill_all(void);

@@ -13,12 +13,25 @@
  *   olddefconfig reads KCONFIG_CONFIG, and the resolved config is written to OUT. Prints
  *   "resolved OUT" or "failed OUT: why" per line; exits 1 when any failed.
  *
+ * Usage: kcmpm-resolve --serve KCONFIG
+ *   the kernel build's `make syncconfig`, for one source tree in one state, done once per
+ *   build instead of a whole Kconfig parse per build. Started with the environment of the
+ *   build directory's auto.conf.cmd; each line read from stdin names a kernel build directory
+ *   of that tree whose .config is already resolved. There it does what conf.c's main does for
+ *   --syncconfig: conf_read(NULL), conf_write(NULL), conf_write_autoconf(1), which writes
+ *   include/config/auto.conf, auto.conf.cmd and include/generated/autoconf.h and touches
+ *   include/config/<SYMBOL> for each symbol whose value changed since the last auto.conf, so
+ *   Kbuild finds nothing left to sync and recompiles exactly what syncconfig would have made
+ *   it recompile. Answers "synced DIR" or "failed DIR: why" per line; a directory it refuses
+ *   is left to Kbuild's own syncconfig (auto.conf stays older than .config).
+ *
  * Built against the tree's lkc.h, so the API it uses is the tree's own: a tree whose API
  * differs fails to compile here, and the harness falls back to olddefconfig.
  */
 #include "lkc.h"
 
 #include <string.h>
+#include <unistd.h>
 
 /* One "IN<TAB>OUT" line of the list: resolves IN into OUT. Returns 0 on success. */
 static int resolve_one(char *line)
@@ -47,14 +60,58 @@ static int resolve_one(char *line)
 	return 0;
 }
 
+/* syncconfig in the build directory dir (see --serve above). Returns 0 on success. */
+static int sync_one(const char *dir)
+{
+	/* conf_write_autoconf compares with the old auto.conf, read into the S_DEF_AUTO values;
+	 * without the file those would stay from the last directory: refuse instead. */
+	if (chdir(dir) || access("include/config/auto.conf", R_OK)) {
+		printf("failed %s: no readable include/config/auto.conf there yet\n", dir);
+		return 1;
+	}
+	if (conf_read(NULL) || conf_errors()) {
+		printf("failed %s: cannot read its .config\n", dir);
+		return 1;
+	}
+	/* syncconfig would prompt for what the config leaves open; a resolved config leaves
+	 * nothing open, so anything else is Kbuild's to handle. */
+	if (conf_get_changed() || sym_dep_errors()) {
+		printf("failed %s: its .config is not resolved for this Kconfig\n", dir);
+		return 1;
+	}
+	if (conf_write(NULL) || conf_write_autoconf(1)) {
+		printf("failed %s: cannot write the config files\n", dir);
+		return 1;
+	}
+	printf("synced %s\n", dir);
+	return 0;
+}
+
+static int serve(const char *kconfig)
+{
+	char line[8192];
+
+	conf_parse(kconfig);
+	while (fgets(line, sizeof(line), stdin)) {
+		line[strcspn(line, "\n")] = 0;
+		if (*line)
+			sync_one(line);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char line[8192];
 	FILE *list;
 	int failed = 0;
 
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	conf_set_message_callback(NULL);
+	if (argc == 3 && !strcmp(argv[1], "--serve"))
+		return serve(argv[2]);
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s KCONFIG LIST\n", argv[0]);
+		fprintf(stderr, "usage: %s KCONFIG LIST | --serve KCONFIG\n", argv[0]);
 		return 2;
 	}
 	list = fopen(argv[2], "r");
@@ -62,8 +119,6 @@ int main(int argc, char **argv)
 		perror(argv[2]);
 		return 2;
 	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	conf_set_message_callback(NULL);
 	conf_parse(argv[1]);
 	while (fgets(line, sizeof(line), list)) {
 		line[strcspn(line, "\n")] = 0;

@@ -14,6 +14,7 @@
 #include "variant.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -467,6 +468,74 @@ TEST(e2e_in_process_kconfig_equals_olddefconfig)
 	free(log);
 	run_free(&ref);
 	run_free(&fresh);
+}
+
+/* A file's text under the 6.1 x86_64 build directory; NULL when it cannot be read. */
+static char *build_dir_file(const char *name)
+{
+	char *path = xasprintf("%s/build/linux-source-6.1/x86_64/%s", cache, name);
+	char *text = read_file(path, NULL);
+
+	free(path);
+	return text;
+}
+
+/* The kernel build's syncconfig done in process: a kernel rebuilt in a warm build directory
+ * is synced by the resolver server, so make runs no syncconfig of its own, and the files the
+ * server wrote are byte for byte those Kbuild's own syncconfig writes for that .config. */
+TEST(e2e_in_process_syncconfig_equals_kbuilds)
+{
+	static const char *const files[] = { "include/config/auto.conf",
+					     "include/config/auto.conf.cmd",
+					     "include/generated/autoconf.h" };
+	const char *args[] = { "--arch", "x86_64", "--only", OFF, NULL };
+	struct run first = harness_run("sync-first", args), again;
+	char *line = cell_line(&first, "x86_64", OFF), *tag = line ? strrchr(line, '\t') + 1 : NULL;
+	char *entry = xasprintf("%s/kernels/linux-source-6.1/v3/x86_64/%s", cache, tag ? tag : "?");
+	char *build_log = NULL, *ours[3] = { 0 }, *out;
+	char *worktree = xasprintf("%s/worktree/linux-source-6.1/x86_64", cache);
+	char *odir = xasprintf("O=%s/build/linux-source-6.1/x86_64", cache);
+	char *config = xasprintf("%s/build/linux-source-6.1/x86_64/.config", cache);
+	const char *make[] = { "make", "-C", worktree, odir, "ARCH=x86_64", "CROSS_COMPILE=",
+			       "syncconfig", NULL };
+	int status;
+
+	CHECK(first.status == 0 && tag != NULL);
+	/* without its cached kernel the cell is built again, incrementally, and synced */
+	remove_tree(entry);
+	again = harness_run("sync-again", args);
+	CHECK(again.status == 0);
+	expect_cell(&again, "x86_64", OFF, "PASS\t");
+	CHECK_CONTAINS(again.out, "kernels built 1, synced in process 1, ");
+	free(line);
+	line = xasprintf("%s/cells/6.1/v3/x86_64/%s/build.log", again.results, OFF);
+	build_log = read_file(line, NULL);
+	CHECK(build_log && !strstr(build_log, "  SYNC    include/config/"));
+	for (int i = 0; i < 3; i++)
+		ours[i] = build_dir_file(files[i]);
+	/* Kbuild's own syncconfig of the same .config, with the harness's make arguments */
+	CHECK(utimensat(AT_FDCWD, config, NULL, 0) == 0);
+	out = tool_run("kbuild-syncconfig", make, &status);
+	CHECK(status == 0);
+	for (int i = 0; i < 3; i++) {
+		char *kbuild = build_dir_file(files[i]);
+
+		if (!ours[i] || !kbuild || strcmp(ours[i], kbuild))
+			printf("# %s: the in-process sync wrote other content than Kbuild's\n",
+			       files[i]);
+		CHECK(ours[i] && kbuild && !strcmp(ours[i], kbuild));
+		free(kbuild);
+		free(ours[i]);
+	}
+	free(out);
+	free(config);
+	free(odir);
+	free(worktree);
+	free(build_log);
+	free(line);
+	free(entry);
+	run_free(&again);
+	run_free(&first);
 }
 
 /* The first kernel image in the cache for x86_64 whose tag differs from the cell's. */

@@ -221,3 +221,57 @@ TEST(spawn_run_all_stops_at_a_missing_program)
 	CHECK(res[0].status == 0 && res[0].seconds > 0);
 	CHECK(res[2].seconds == 0);
 }
+
+static int start_server(const char *script, struct spawn_server *s, const char *log)
+{
+	const char *argv[] = { "sh", "-c", script, NULL };
+
+	return spawn_server_start(&(struct spawn_req){ .argv = argv, .log_path = log }, s);
+}
+
+/* A server answers one line per question, in order, with its stderr in the log; stopping it
+ * ends its whole group. */
+TEST(spawn_server_answers_each_line)
+{
+	char log[] = "/tmp/kcmpm-spawn-XXXXXX", reply[64], *text;
+	int fd = mkstemp(log);
+	struct spawn_server s;
+	long pid;
+
+	close(fd);
+	CHECK(start_server("echo started >&2; while read -r l; do echo \"got $l\"; done", &s,
+			   log) == 0);
+	pid = s.pid;
+	CHECK(spawn_server_ask(&s, "one", 10, reply, sizeof(reply)) == 0);
+	CHECK_STR(reply, "got one");
+	CHECK(spawn_server_ask(&s, "two", 10, reply, sizeof(reply)) == 0);
+	CHECK_STR(reply, "got two");
+	spawn_server_stop(&s);
+	CHECK(s.pid == -1 && process_gone(pid));
+	text = read_file(log, NULL);
+	CHECK_STR(text, "started\n");
+	free(text);
+	unlink(log);
+}
+
+/* A server that ends, or stays silent past the time limit, is a failed question, and it is
+ * stopped: a later question fails at once instead of writing to a dead socket (no SIGPIPE). */
+TEST(spawn_server_that_ends_or_hangs_fails_the_question)
+{
+	struct spawn_server s;
+	char reply[64];
+	double start;
+	long pid;
+
+	CHECK(start_server("read -r l; exit 3", &s, NULL) == 0);
+	CHECK(spawn_server_ask(&s, "one", 10, reply, sizeof(reply)) == -1);
+	CHECK(s.pid == -1);
+	CHECK(spawn_server_ask(&s, "two", 10, reply, sizeof(reply)) == -1);
+	CHECK(start_server("sleep 100", &s, NULL) == 0);
+	pid = s.pid;
+	start = now_seconds();
+	CHECK(spawn_server_ask(&s, "one", 0.5, reply, sizeof(reply)) == -1);
+	CHECK(now_seconds() - start < 5);
+	CHECK(s.pid == -1 && process_gone(pid));
+	spawn_server_stop(&s);	/* safe on a stopped one */
+}
