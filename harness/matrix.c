@@ -42,6 +42,26 @@ static int build_order(struct matrix *m, const struct conf_line *l, const char *
 	return 0;
 }
 
+/* build-split SYM...: one kernel build directory per combination of these symbols' values. */
+static int build_split(struct matrix *m, const struct conf_line *l, const char *path, char *err,
+		       size_t errlen)
+{
+	m->nsplit = 0;
+	for (int i = 1; i < l->nword; i++) {
+		int s = matrix_symbol_index(m, l->word[i]), dup = 0;
+
+		for (int k = 0; k < m->nsplit; k++)
+			dup |= m->split[k] == s;
+		if (s < 0 || dup) {
+			snprintf(err, errlen, "%s:%d: build-split: '%s' is not a symbol listed once in "
+				 "an earlier 'symbols' line", path, l->lineno, l->word[i]);
+			return -1;
+		}
+		m->split[m->nsplit++] = s;
+	}
+	return 0;
+}
+
 /* Names in matrix.conf become parts of paths under results/ and the cache (cells/<tree>/
  * <variant>/<arch>/...) and of make arguments, so they are plain words: letters, digits, '_',
  * '-', '.', not starting with '.' or '-'. */
@@ -153,6 +173,9 @@ static int load_matrix_conf(const char *dir, const char *path, struct matrix *m,
 		} else if (!strcmp(kw, "build-order")) {
 			if (build_order(m, l, path, err, errlen))
 				goto fail;
+		} else if (!strcmp(kw, "build-split")) {
+			if (build_split(m, l, path, err, errlen))
+				goto fail;
 		} else if (!strcmp(kw, "guest-config")) {
 			if (l->nword - 1 > MAX_GUEST_CONFIG) {
 				snprintf(err, errlen, "%s:%d: at most %d guest-config symbols", path,
@@ -163,7 +186,8 @@ static int load_matrix_conf(const char *dir, const char *path, struct matrix *m,
 			m->guest_config = words_from(l, 1);
 		} else {
 			snprintf(err, errlen, "%s:%d: unknown key '%s' (expected tree, symbols, "
-				 "arches, variants, base, build-order, guest-config, guest, patches, "
+				 "arches, variants, base, build-order, build-split, guest-config, guest, "
+				 "patches, "
 				 "arches-file, host-file or base-dir)", path, l->lineno, kw);
 			goto fail;
 		}

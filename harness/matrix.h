@@ -90,6 +90,9 @@ struct matrix {
 	struct variant *variant;
 	char **base;			/* base fragment names, NULL-terminated */
 	int build_order[MAX_SYMBOLS];	/* symbol indices, slowest-changing first */
+	int nsplit;
+	int split[MAX_SYMBOLS];		/* build-split: one kernel build directory per combination
+					 * of these symbols' resolved values (indices) */
 	int nneed;
 	struct host_need *need;		/* host.conf, in file order */
 	int nobs;

@@ -3,6 +3,7 @@
 #include "run.h"
 #include "boot.h"
 #include "build.h"
+#include "build_dirs.h"
 #include "cache.h"
 #include "judge.h"
 #include "kconfig.h"
@@ -47,7 +48,8 @@ struct group {
  * each kernel's variant) and the one build directory, and how far the builds are. */
 struct arch_build {
 	struct worktree wt;
-	struct build_ctx b;
+	struct build_dirs dirs;		/* which build directory each kernel is built in */
+	struct build_ctx b;		/* b.build_dir: the one of the kernel being built */
 	int nbuild, built;
 	struct spawn_server *syncconfig;	/* per variant: its resolver server, once started */
 	char *syncconfig_off;			/* per variant: it could not start; Kbuild syncs */
@@ -57,6 +59,7 @@ struct arch_build {
 struct kernel_job {
 	struct group *g;
 	int rep;		/* index into g->cells */
+	unsigned dir_rank;	/* of its build directory (build_dirs.h), as a Gray rank */
 	unsigned rank;
 };
 
@@ -196,13 +199,13 @@ static int resolve_cells(struct group *g, char *err, size_t errlen)
  * as few symbols as possible, by one step of one value, and the symbols whose toggling
  * recompiles the most change the least often. A digit counts down while the digits before it
  * have an odd rank, up otherwise. */
-static unsigned gray_rank(const struct group *g, const struct cell *c)
+static unsigned gray_rank(const struct matrix *m, const int *order, int n, const struct cell *c)
 {
 	unsigned rank = 0;
 
-	for (int k = 0; k < g->m->nsym; k++) {
-		int s = g->m->build_order[k];
-		const char *values = g->m->values[s];
+	for (int k = 0; k < n; k++) {
+		int s = order[k];
+		const char *values = m->values[s];
 		const char *at = c->resolved[s] ? strchr(values, c->resolved[s]) : NULL;
 		unsigned radix = (unsigned)strlen(values), digit = at ? (unsigned)(at - values) : 0;
 
@@ -223,20 +226,25 @@ static int add_jobs(struct group *g, struct kernel_job *jobs, int k)
 		for (int j = first; j < k && !dup; j++)
 			dup = !strcmp(g->cells[jobs[j].rep]->config_tag, g->cells[i]->config_tag);
 		if (!dup)
-			jobs[k++] = (struct kernel_job){ .g = g, .rep = i,
-							 .rank = gray_rank(g, g->cells[i]) };
+			jobs[k++] = (struct kernel_job){
+				.g = g, .rep = i,
+				.dir_rank = gray_rank(g->m, g->m->split, g->m->nsplit, g->cells[i]),
+				.rank = gray_rank(g->m, g->m->build_order, g->m->nsym, g->cells[i]) };
 	}
 	return k;
 }
 
-/* Build order over all variants of an arch: by Gray rank (see gray_rank), and within one rank
- * by variant, forwards on even ranks and backwards on odd ones, so consecutive kernels differ
- * in as few symbols as possible and the worktree switches variant as rarely as it can. */
+/* Build order over all variants of an arch: build directory by build directory, within one
+ * by Gray rank (see gray_rank), and within one rank by variant, forwards on even ranks and
+ * backwards on odd ones, so consecutive kernels differ in as few symbols as possible and the
+ * worktree switches variant as rarely as it can. */
 static int job_order(const void *a, const void *b)
 {
 	const struct kernel_job *x = a, *y = b;
 	int vx = x->g->variant, vy = y->g->variant;
 
+	if (x->dir_rank != y->dir_rank)
+		return x->dir_rank < y->dir_rank ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
 	return x->rank & 1 ? vy - vx : vx - vy;
@@ -472,6 +480,20 @@ static int reuse_kernel(const struct group *g, const char *tag, struct build_out
 	return 1;
 }
 
+/* Points the arch's build context at the build directory of this cell's kernel. */
+static int use_build_dir(struct group *g, const struct cell *c, char *err, size_t errlen)
+{
+	char *key = build_dirs_key(g->m, c->resolved);
+	char *dir = build_dirs_use(&g->ab->dirs, key, err, errlen);
+
+	free(key);
+	if (!dir)
+		return -1;
+	free(g->ab->b.build_dir);
+	g->ab->b.build_dir = dir;
+	return 0;
+}
+
 /* The resolver server that syncs this variant's kernels (see resolver_serve), started at the
  * variant's first build once the build directory has Kconfig's objects and its auto.conf.cmd
  * (a fresh directory's first build makes them through Kbuild). Called with the variant's
@@ -510,7 +532,7 @@ static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 		int switched = worktree_switch(&g->ab->wt, g->vt->path, id, err, errlen);
 
 		free(id);
-		if (switched)
+		if (switched || use_build_dir(g, cells[rep], err, errlen))
 			goto out;
 		g->ab->b.syncconfig = syncconfig_for(g);
 		progress_doing(g->pg, "building %s %s kernel %d of %d (%s)",
@@ -719,7 +741,8 @@ static char **variant_files(const struct matrix *m, char *const *series_dir)
 }
 
 /* Every cell of one arch: each variant's configs, then all the arch's distinct kernels in one
- * order through one worktree and build directory, each booted as soon as it is built. */
+ * order through one worktree and the arch's build directories (build_dirs.h), each booted as
+ * soon as it is built. */
 static int run_arch(const struct run_opts *o, const struct matrix *m, const struct tree *t,
 		    struct plan *p, int a, const struct variant_tree *vts, char (*exists)[MAX_SYMBOLS],
 		    char *const *series_dir, const struct arch_tools *tools, struct progress *pg,
@@ -741,11 +764,11 @@ static int run_arch(const struct run_opts *o, const struct matrix *m, const stru
 	ab.syncconfig_off = xcalloc((size_t)m->nvariant, 1);
 	for (int v = 0; v < m->nvariant; v++)
 		ab.syncconfig[v] = (struct spawn_server){ .pid = -1, .fd = -1 };
-	ab.b.build_dir = xasprintf("%s/build/%s/%s", o->cache_dir, t->tag, m->arch[a].name);
+	build_dirs_init(&ab.dirs, o->cache_dir, t->tag, m->arch[a].name);
 	ab.b.work_dir = xasprintf("%s/work/%s/%s", o->cache_dir, t->tag, m->arch[a].name);
 	/* --config-only builds nothing: the kernels' build directory is not its to empty. */
 	if (o->force == FORCE_ALL && !o->config_only)
-		remove_tree(ab.b.build_dir);
+		build_dirs_remove_all(&ab.dirs);
 	for (int v = 0; v < m->nvariant; v++) {
 		struct group *g = &groups[ngroup];
 		int any = 0;
@@ -780,6 +803,7 @@ out:
 	free(ab.syncconfig);
 	free(ab.syncconfig_off);
 	worktree_free(&ab.wt);
+	build_dirs_free(&ab.dirs);
 	free(ab.b.build_dir);
 	free(ab.b.work_dir);
 	free(jobs);

@@ -125,6 +125,16 @@ TEST(matrix_tree_and_host_errors)
 	CHECK_CONTAINS(load_with("format 1\ntree 6.1 a /a.tar.xz\ntree 6.1 b /b.tar.xz\n",
 				 good_arches),
 		       "matrix.conf:3: tree '6.1' is declared twice");
+	{
+		char *split = xasprintf("%sbuild-split EPOLL NOSUCH\n", good_conf);
+		char *twice = xasprintf("%sbuild-split EPOLL EPOLL\n", good_conf);
+
+		CHECK_CONTAINS(load_with(split, good_arches), "matrix.conf:6: build-split: 'NOSUCH' "
+			       "is not a symbol listed once in an earlier 'symbols' line");
+		CHECK_CONTAINS(load_with(twice, good_arches), "build-split: 'EPOLL' is not a symbol");
+		free(split);
+		free(twice);
+	}
 	CHECK_CONTAINS(load_with_host(good_conf, good_arches, "format 1\nprogram flex\n"),
 		       "host.conf:2: expected 'program NAME PACKAGE' or 'header FILE PACKAGE'");
 	CHECK_CONTAINS(load_with_host(good_conf, good_arches, "format 1\nlibrary elf libelf-dev\n"),
