@@ -29,6 +29,9 @@
  * differs fails to compile here, and the harness falls back to olddefconfig.
  */
 #include "lkc.h"
+#if __has_include("preprocess.h")
+#include "preprocess.h"	/* expand_dollar: in lkc_proto.h before 6.12, here since */
+#endif
 
 #include <string.h>
 #include <unistd.h>
@@ -60,9 +63,51 @@ static int resolve_one(char *line)
 	return 0;
 }
 
+/* The environment variables the Kconfig parse read. conf_write_autoconf names them in
+ * auto.conf.cmd (so that make syncs again when one changes), but env_write_dep empties
+ * Kconfig's list of them as it writes it: only the first sync of a process would name them. So
+ * the names are read back from the first auto.conf.cmd written, and before every later sync
+ * each is looked up again as the parse did (expand_dollar of "$(NAME)"), which puts it back in
+ * the list, in the same order. */
+enum { MAX_ENV_NAMES = 64 };
+static char *env_names[MAX_ENV_NAMES];
+static int n_env_names = -1;	/* -1: not read yet */
+
+static void remember_env_names(void)
+{
+	static const char head[] = "ifneq \"$(";
+	FILE *cmd = fopen("include/config/auto.conf.cmd", "r");
+	char line[4096];
+
+	n_env_names = 0;
+	while (cmd && fgets(line, sizeof(line), cmd)) {
+		char *close = strstr(line, ")\"");
+
+		if (strncmp(line, head, strlen(head)) || !close || n_env_names == MAX_ENV_NAMES)
+			continue;
+		*close = 0;
+		env_names[n_env_names++] = strdup(line + strlen(head));
+	}
+	if (cmd)
+		fclose(cmd);
+}
+
+static void restore_env_names(void)
+{
+	for (int i = 0; i < n_env_names; i++) {
+		char ref[512];
+		const char *p = ref;
+
+		snprintf(ref, sizeof(ref), "(%s)", env_names[i]);
+		free(expand_dollar(&p));
+	}
+}
+
 /* syncconfig in the build directory dir (see --serve above). Returns 0 on success. */
 static int sync_one(const char *dir)
 {
+	int rc;
+
 	/* conf_write_autoconf compares with the old auto.conf, read into the S_DEF_AUTO values;
 	 * without the file those would stay from the last directory: refuse instead. */
 	if (chdir(dir) || access("include/config/auto.conf", R_OK)) {
@@ -79,7 +124,11 @@ static int sync_one(const char *dir)
 		printf("failed %s: its .config is not resolved for this Kconfig\n", dir);
 		return 1;
 	}
-	if (conf_write(NULL) || conf_write_autoconf(1)) {
+	restore_env_names();
+	rc = conf_write(NULL) || conf_write_autoconf(1);
+	if (n_env_names < 0)
+		remember_env_names();
+	if (rc) {
 		printf("failed %s: cannot write the config files\n", dir);
 		return 1;
 	}
