@@ -484,7 +484,8 @@ static void take_symbol_types(struct matrix *m, const struct tree *trees, const 
 	for (int t = 0; t < m->ntree; t++) {
 		if (!tree_used[t])
 			continue;
-		tree_find_symbols(trees[t].path, m->nsym, (const char *const *)m->sym, found);
+		tree_find_symbols(trees[t].path, trees[t].identity, m->nsym,
+				  (const char *const *)m->sym, found);
 		for (int s = 0; s < m->nsym; s++) {
 			if (found[s] && type[s] && (found[s] == 't') != (type[s] == 't'))
 				die("%s is %s in tree %s but %s in tree %s; a matrix symbol must have "

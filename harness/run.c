@@ -834,9 +834,14 @@ static int run_tree(const struct run_opts *o, const struct matrix *m, const stru
 			       m->variant[v].name);
 		rc = variant_prepare(series_dir[v], m->variant[v].name, t, o->cache_dir, &vts[v], err,
 				     errlen);
-		if (rc == 0)
-			tree_find_symbols(vts[v].path, m->nsym, (const char *const *)m->sym,
+		if (rc == 0) {
+			char *id = t->identity ? xasprintf("%s series %s", t->identity,
+							   vts[v].stamp) : NULL;
+
+			tree_find_symbols(vts[v].path, id, m->nsym, (const char *const *)m->sym,
 					  exists[v]);
+			free(id);
+		}
 	}
 	for (int a = 0; a < m->narch && rc == 0; a++) {
 		int any = 0;

@@ -379,12 +379,63 @@ static int scan_file(const char *path, const struct stat *st, int type, struct F
 	return FTW_CONTINUE;
 }
 
-void tree_find_symbols(const char *path, int n, const char *const *names, char *type)
+/* The memo of an earlier scan of this tree: its first line the identity it was made for, then
+ * "NAME TYPE" lines ('-' for not defined). Returns 0 when it answers for every name. */
+static int read_symbol_memo(const char *memo, const char *identity, int n,
+			    const char *const *names, char *type)
 {
+	char *text = read_file(memo, NULL), *nl = text ? strchr(text, '\n') : NULL;
+	int found = 0;
+
+	if (!nl || strncmp(text, identity, (size_t)(nl - text)) || strlen(identity) !=
+	    (size_t)(nl - text)) {
+		free(text);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		char *want = xasprintf("\n%s ", names[i]), *at = strstr(nl, want);
+
+		if (at && strchr("tb?-", at[strlen(want)]) && at[strlen(want)]) {
+			type[i] = at[strlen(want)] == '-' ? 0 : at[strlen(want)];
+			found++;
+		}
+		free(want);
+	}
+	free(text);
+	return found == n ? 0 : -1;
+}
+
+static void write_symbol_memo(const char *memo, const char *identity, int n,
+			      const char *const *names, const char *type)
+{
+	struct strbuf sb = { 0 };
+
+	sb_printf(&sb, "%s\n", identity);
+	for (int i = 0; i < n; i++)
+		sb_printf(&sb, "%s %c\n", names[i], type[i] ? type[i] : '-');
+	write_file_atomic(memo, sb.s, sb.len);	/* only a memo: a failure costs a scan */
+	sb_free(&sb);
+}
+
+void tree_find_symbols(const char *path, const char *identity, int n, const char *const *names,
+		       char *type)
+{
+	char *memo;
+
+	if (n <= 0)
+		return;
+	memo = identity ? xasprintf("%s.symbols", path) : NULL;
+	if (memo && read_symbol_memo(memo, identity, n, names, type) == 0) {
+		free(memo);
+		return;
+	}
 	memset(type, 0, (size_t)n);
 	scan.n = n;
 	scan.names = names;
 	scan.type = type;
 	nftw(path, scan_file, 64, FTW_PHYS | FTW_ACTIONRETVAL);
 	scan = (struct symbol_scan){ 0 };
+	if (memo)
+		write_symbol_memo(memo, identity, n, names, type);
+	free(memo);
 }

@@ -40,7 +40,12 @@ char *tree_version_from_makefile(const char *text);
 
 /* For each name, what the Kconfig files under the tree at path say of it ("config NAME" or
  * "menuconfig NAME" and the type line of that entry): type[i] is 't' (tristate), 'b' (bool),
- * '?' (defined, type not found) or 0 (not defined). */
-void tree_find_symbols(const char *path, int n, const char *const *names, char *type);
+ * '?' (defined, type not found) or 0 (not defined). Reading every Kconfig file of a tree takes
+ * seconds, most of a warm run, so for a tree that never changes in place the answer is kept
+ * beside it (<path>.symbols) under identity, a string that names the tree's content: an
+ * unpacked tarball's identity, a variant tree's with its series stamp. identity NULL (a KSRC
+ * tree, which may change under us): scan every time. */
+void tree_find_symbols(const char *path, const char *identity, int n, const char *const *names,
+		       char *type);
 
 #endif

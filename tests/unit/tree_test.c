@@ -55,8 +55,46 @@ TEST(tree_reads_symbol_types)
 	remove_tree(path);
 	write_file_atomic(path, more, strlen(more));
 	free(path);
-	tree_find_symbols(dir, 5, names, type);
+	tree_find_symbols(dir, NULL, 5, names, type);
 	CHECK(type[0] == 't' && type[1] == 'b' && type[2] == 'b' && type[3] == 0 && type[4] == 't');
+	remove_tree(dir);
+}
+
+static void put_text(const char *path, const char *text)
+{
+	CHECK(write_file_atomic(path, text, strlen(text)) == 0);
+}
+
+/* A tree that never changes in place is scanned once per identity: its answer is kept beside it
+ * and used while the identity is the same and it names every symbol asked for. */
+TEST(tree_symbol_scan_is_kept_per_identity)
+{
+	char dir[] = "/tmp/kcmpm-kconfig-XXXXXX", type[2], *path, *memo;
+	static const char *const names[] = { "KCMP", "NOPE" };
+	static const char *const more_names[] = { "KCMP", "EPOLL" };
+
+	CHECK(mkdtemp(dir) != NULL);
+	path = xasprintf("%s/Kconfig", dir);
+	memo = xasprintf("%s.symbols", dir);
+	put_text(path, "config KCMP\n\tbool\n");
+	tree_find_symbols(dir, "tarball 1", 2, names, type);
+	CHECK(type[0] == 'b' && type[1] == 0 && path_exists(memo));
+	/* changed behind the memo's back: the same identity still answers from the memo... */
+	put_text(path, "config KCMP\n\ttristate\nconfig EPOLL\n\tbool\n");
+	tree_find_symbols(dir, "tarball 1", 2, names, type);
+	CHECK(type[0] == 'b' && type[1] == 0);
+	/* ...a new identity, a name the memo lacks, or no identity scan again */
+	tree_find_symbols(dir, "tarball 2", 2, names, type);
+	CHECK(type[0] == 't');
+	put_text(path, "config KCMP\n\tbool\nconfig EPOLL\n\tbool\n");
+	tree_find_symbols(dir, "tarball 2", 2, more_names, type);
+	CHECK(type[0] == 'b' && type[1] == 'b');
+	put_text(path, "config KCMP\n\ttristate\n");
+	tree_find_symbols(dir, NULL, 2, names, type);
+	CHECK(type[0] == 't');
+	unlink(memo);
+	free(memo);
+	free(path);
 	remove_tree(dir);
 }
 
