@@ -254,24 +254,35 @@ static char *building_mark(const char *build_dir)
 	return xasprintf("%s/.kcmpm-building", build_dir);
 }
 
-/* nftw has no argument for its callback: the mark's time and the count live here, for the
- * one walk build_recover_interrupted makes at a time. */
+/* nftw has no argument for its callback: the walk's root, the mark's time, the count and the
+ * first failure live here, for the one walk build_recover_interrupted makes at a time. */
+static const char *recover_root;
 static struct timespec recover_since;
-static int recover_removed;
+static int recover_removed, recover_errno;
 
 static int remove_if_recent(const char *path, const struct stat *st, int type, struct FTW *f)
 {
 	(void)f;
+	/* include/config/ holds what syncconfig writes: auto.conf and auto.conf.cmd, renamed into
+	 * place whole, and empty files touched for each symbol that changed. None can be half
+	 * written, and together they say which objects the config change leaves to recompile:
+	 * removing the touched files would lose that, and removing auto.conf would make the next
+	 * sync touch every symbol, a full rebuild. */
+	if (type == FTW_D && !strncmp(path, recover_root, strlen(recover_root)) &&
+	    !strcmp(path + strlen(recover_root), "/include/config"))
+		return FTW_SKIP_SUBTREE;
 	if (type != FTW_F && type != FTW_SL)
-		return 0;
+		return FTW_CONTINUE;
 	if (st->st_mtim.tv_sec > recover_since.tv_sec ||
 	    (st->st_mtim.tv_sec == recover_since.tv_sec &&
 	     st->st_mtim.tv_nsec >= recover_since.tv_nsec)) {
-		if (unlink(path))
-			return -1;
+		if (unlink(path)) {
+			recover_errno = errno;
+			return FTW_STOP;
+		}
 		recover_removed++;
 	}
-	return 0;
+	return FTW_CONTINUE;
 }
 
 int build_recover_interrupted(const char *build_dir)
@@ -284,11 +295,14 @@ int build_recover_interrupted(const char *build_dir)
 		free(mark);
 		return errno == ENOENT ? 0 : -1;
 	}
+	recover_root = build_dir;
 	recover_since = st.st_mtim;
-	recover_removed = 0;
-	rc = nftw(build_dir, remove_if_recent, 32, FTW_PHYS);	/* the mark goes too */
+	recover_removed = recover_errno = 0;
+	rc = nftw(build_dir, remove_if_recent, 32, FTW_PHYS | FTW_ACTIONRETVAL); /* the mark too */
 	free(mark);
-	return rc ? -1 : recover_removed;
+	if (recover_errno)
+		errno = recover_errno;
+	return rc || recover_errno ? -1 : recover_removed;
 }
 
 /* build_recover_interrupted, said out loud. Returns 0, or -1 with errno set. */

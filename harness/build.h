@@ -76,8 +76,10 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
  * mark only when make ended by itself. A mark found at the next build means that build was
  * killed (a SIGKILLed harness, a timeout): make could not delete what it was writing, and a
  * truncated object newer than its source would pass for up to date. So every file written
- * since the mark (no older than it) is removed, and Kbuild makes them again. Returns how many
- * were removed (0 without a mark), or -1 with errno set. */
+ * since the mark (no older than it) is removed, and Kbuild makes them again; but not those in
+ * include/config/, which syncconfig writes whole (and so the in-process sync): they record
+ * which objects the config change still leaves to recompile. Returns how many were removed
+ * (0 without a mark), or -1 with errno set. */
 int build_recover_interrupted(const char *build_dir);
 
 /* The two make commands that rebuild this kernel by hand into out_dir (whose .config is the

@@ -127,6 +127,30 @@ TEST(build_recovers_from_an_interrupted_build)
 	CHECK(path_exists(old_obj));
 	CHECK(!path_exists(new_obj) && !path_exists(mark));
 	CHECK(build_recover_interrupted(dir) == 0);
+	/* what syncconfig wrote since the mark stays: the touched symbol files say which objects
+	 * the new config still has to recompile, and auto.conf what it was synced from */
+	{
+		char *cfg = xasprintf("%s/include/config", dir);
+		char *touched = xasprintf("%s/KCMP", cfg), *autoconf = xasprintf("%s/auto.conf", cfg);
+		char *header = xasprintf("%s/include/generated/autoconf.h", dir);
+		char *gen = xasprintf("%s/include/generated", dir);
+
+		CHECK(mkdir_p(cfg) == 0 && mkdir_p(gen) == 0);
+		CHECK(write_file_atomic(mark, "tag", 3) == 0);
+		set_mtime(mark, -10);
+		CHECK(write_file_atomic(touched, "", 0) == 0);
+		CHECK(write_file_atomic(autoconf, "CONFIG_KCMP=y\n", 14) == 0);
+		CHECK(write_file_atomic(header, "#define CONFIG_KCMP 1\n", 22) == 0);
+		CHECK(write_file_atomic(new_obj, "trunc", 5) == 0);
+		CHECK(build_recover_interrupted(dir) == 3);	/* kcmp.o, autoconf.h, the mark */
+		CHECK(path_exists(touched) && path_exists(autoconf));
+		CHECK(!path_exists(header) && !path_exists(new_obj));
+		free(cfg);
+		free(touched);
+		free(autoconf);
+		free(header);
+		free(gen);
+	}
 	remove_tree(dir);
 	free(sub);
 	free(old_obj);
