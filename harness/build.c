@@ -81,11 +81,25 @@ static int run_config(const struct build_ctx *b, int nextra, char **extra, char 
 	return rc;
 }
 
+static char *srctree_mark(const char *build_dir)
+{
+	return xasprintf("%s/.kcmpm-srctree", build_dir);
+}
+
+int build_dir_in_use(const char *build_dir)
+{
+	char *mark = srctree_mark(build_dir);
+	int yes = path_exists(mark);
+
+	free(mark);
+	return yes;
+}
+
 /* A build directory belongs to one source tree (Kbuild records absolute source paths in it),
  * named in its .kcmpm-srctree; one found holding another tree's objects is emptied. */
 static int ensure_dirs(const struct build_ctx *b, char *err, size_t errlen)
 {
-	char *mark = xasprintf("%s/.kcmpm-srctree", b->build_dir), *have = read_file(mark, NULL);
+	char *mark = srctree_mark(b->build_dir), *have = read_file(mark, NULL);
 	int fresh = !have || strcmp(have, b->src), rc = 0;
 
 	if (fresh && path_exists(b->build_dir)) {

@@ -42,6 +42,10 @@ struct build_outcome {
 				 * from modules.order; "" for none */
 };
 
+/* Has a kernel build directory been made and built in (its .kcmpm-srctree mark, which names
+ * the source tree it belongs to)? */
+int build_dir_in_use(const char *build_dir);
+
 /* Makes the full base config from the fragments' text (allnoconfig + KCONFIG_ALLCONFIG).
  * Returns the config text (caller frees) or NULL with a message in err. */
 char *build_base_config(const struct build_ctx *b, const char *fragments, char *err,

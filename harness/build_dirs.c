@@ -1,6 +1,7 @@
 /* build_dirs: see build_dirs.h. */
 #define _GNU_SOURCE
 #include "build_dirs.h"
+#include "build.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -10,16 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* A build directory that has been built in (ensure_dirs in build.c writes this mark). */
-static int is_build_dir(const char *dir)
-{
-	char *mark = xasprintf("%s/.kcmpm-srctree", dir);
-	int yes = path_exists(mark);
-
-	free(mark);
-	return yes;
-}
 
 void build_dirs_init(struct build_dirs *d, const char *cache_dir, const char *tree_tag,
 		     const char *arch)
@@ -61,7 +52,7 @@ static char *newest_sibling(const struct build_dirs *d)
 			char *config = xasprintf("%s/.config", g.gl_pathv[i]);
 			struct stat st;
 
-			if (!ends_with(g.gl_pathv[i], ".seeding") && is_build_dir(g.gl_pathv[i]) &&
+			if (!ends_with(g.gl_pathv[i], ".seeding") && build_dir_in_use(g.gl_pathv[i]) &&
 			    stat(config, &st) == 0 &&
 			    (!best || st.st_mtim.tv_sec > best_time.tv_sec ||
 			     (st.st_mtim.tv_sec == best_time.tv_sec &&
@@ -107,9 +98,9 @@ char *build_dirs_use(struct build_dirs *d, const char *key, char *err, size_t er
 {
 	char *dir = xasprintf("%s.%s", d->base, key), *seed = NULL;
 
-	if (!is_build_dir(dir)) {
+	if (!build_dir_in_use(dir)) {
 		remove_tree(dir);	/* whatever is there was never built in */
-		if (is_build_dir(d->base)) {
+		if (build_dir_in_use(d->base)) {
 			if (rename(d->base, dir)) {
 				snprintf(err, errlen, "cannot rename '%s' to '%s': %s", d->base, dir,
 					 strerror(errno));
