@@ -42,6 +42,7 @@ struct group {
 	struct arch_build *ab;		/* the arch's worktree and build directory */
 	struct cell **cells;		/* this group's cells */
 	int ncell;
+	int prefetch;			/* only filling the cache (see prefetch_configs) */
 };
 
 /* What every variant of one arch shares while its kernels build: the worktree (switched to
@@ -127,9 +128,12 @@ static char *cell_request(const struct group *g, const struct cell *c, char key[
 static int cell_resolved(struct group *g, struct cell *c, const char *text, const char *why,
 			 char *err, size_t errlen)
 {
-	char *final = xasprintf("%s/config", c->dir);
+	char *final;
 	int rc = 0;
 
+	if (g->prefetch)
+		return 0;
+	final = xasprintf("%s/config", c->dir);
 	if (!text) {
 		c->status = CELL_CONFIG_FAIL;
 		snprintf(c->reason, sizeof(c->reason), "%s", why);
@@ -674,7 +678,9 @@ static int config_group(struct group *g, struct plan *p, char *err, size_t errle
 		snprintf(err, errlen, "cannot create '%s': %s", g->b.work_dir, strerror(errno));
 		return -1;
 	}
-	progress_doing(g->pg, "%s %s: base config and %d cell configs", aname, vname, g->ncell);
+	if (!g->prefetch)
+		progress_doing(g->pg, "%s %s: base config and %d cell configs", aname, vname,
+			       g->ncell);
 	g->base = base_config(g, err, errlen);
 	if (!g->base)
 		return -1;
@@ -810,6 +816,76 @@ out:
 	return rc;
 }
 
+/* The (variant, arch) groups of one tree, for prefetch_configs. */
+struct prefetch {
+	const struct run_opts *o;
+	const struct matrix *m;
+	const struct tree *t;
+	struct plan *p;
+	const struct variant_tree *vts;
+	char (*exists)[MAX_SYMBOLS];
+	const struct arch_tools *tools;
+	int (*group)[2];	/* [k] = { variant, arch } */
+};
+
+static int prefetch_group(int k, void *arg)
+{
+	const struct prefetch *pf = arg;
+	int v = pf->group[k][0], a = pf->group[k][1];
+	struct group g = { .o = pf->o, .m = pf->m, .t = pf->t, .vt = &pf->vts[v],
+			   .exists = pf->exists[v], .variant = v, .arch = a,
+			   .tools = &pf->tools[a], .prefetch = 1 };
+	char err[1024];
+	int rc = config_group(&g, pf->p, err, sizeof(err));
+
+	group_free(&g);
+	return rc;
+}
+
+/* Resolving a group's configs is two Kconfig parses with their compiler probes (the base's
+ * allnoconfig, then the resolver), seconds of work each, and groups share nothing: each has its
+ * own config and work directories, and cache entries are written atomically. So before a
+ * tree's arches run, every group's configs are made in forks, jobs at a time, into the cache;
+ * the run then finds them there. A fork that fails has only left work undone: the run does it
+ * and reports what goes wrong. Not for what is not cached (a KSRC tree, --force all) nor for
+ * --resolve-with olddefconfig, which already runs its make processes in parallel. */
+static void prefetch_configs(const struct run_opts *o, const struct matrix *m,
+			     const struct tree *t, struct plan *p, const struct variant_tree *vts,
+			     char (*exists)[MAX_SYMBOLS], const struct arch_tools *tools,
+			     struct progress *pg)
+{
+	int group[m->nvariant * m->narch][2], n = 0;
+	struct prefetch pf = { .o = o, .m = m, .t = t, .p = p, .vts = vts, .exists = exists,
+			       .tools = tools, .group = group };
+	const char *name = m->tree[p->cell[0].tree].name;
+	double start = now_seconds();
+
+	if (!t->identity || o->force == FORCE_ALL || !o->resolver_src)
+		return;
+	for (int a = 0; a < m->narch; a++)
+		for (int v = 0; v < m->nvariant; v++) {
+			int any = 0;
+
+			for (int i = 0; i < p->ncell && !any; i++)
+				any = p->cell[i].variant == v && p->cell[i].arch == a;
+			if (any && vts[v].path) {
+				group[n][0] = v;
+				group[n++][1] = a;
+			}
+		}
+	if (n < 2)
+		return;
+	{
+		struct spawn_result res[n];
+
+		progress_doing(pg, "%s: the configs of %d variant and arch pairs, %d at a time",
+			       name, n, o->jobs);
+		spawn_fork_all(n, o->jobs, prefetch_group, &pf, res);
+	}
+	progress_line(pg, 0, "%s: configs of %d variant and arch pairs in %.1f s", name, n,
+		      now_seconds() - start);
+}
+
 /* Every cell of one tree (p holds only those): each variant's tree (the series rebased for this
  * tree's version where there is one), then each arch. */
 static int run_tree(const struct run_opts *o, const struct matrix *m, const struct tree *t,
@@ -843,6 +919,8 @@ static int run_tree(const struct run_opts *o, const struct matrix *m, const stru
 			free(id);
 		}
 	}
+	if (rc == 0)
+		prefetch_configs(o, m, t, p, vts, exists, tools, pg);
 	for (int a = 0; a < m->narch && rc == 0; a++) {
 		int any = 0;
 

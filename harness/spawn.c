@@ -66,7 +66,8 @@ static void on_fatal_signal(int sig)
 	const char *note = exit_note[exit_note_current];
 
 	spawn_kill_all();
-	if (write(STDERR_FILENO, "\n", 1) < 0 || write(STDERR_FILENO, note, strlen(note)) < 0) {
+	if (*note && (write(STDERR_FILENO, "\n", 1) < 0 ||
+		      write(STDERR_FILENO, note, strlen(note)) < 0)) {
 		/* nothing more can be done from a signal handler */
 	}
 	_exit(128 + sig);
@@ -259,8 +260,54 @@ static void enforce_limit(const struct spawn_req *req, struct running *r, struct
 	}
 }
 
-int spawn_run_all(const struct spawn_req *reqs, int n, int jobs, struct spawn_result *res)
+/* How run_all starts its i-th child: a program (spawn_run_all) or a function in a fork of
+ * this process (spawn_fork_all). */
+struct starter {
+	const struct spawn_req *reqs;	/* the programs; NULL: fn instead */
+	int (*fn)(int i, void *arg);
+	void *arg;
+};
+
+/* In a fork running fn: its own process group (so the harness can kill it), SIGTERM when the
+ * harness dies, our signal handlers (they kill what it starts) but no children of ours in its
+ * table, no exit note and no progress ticks (the run's terminal is ours). stdio is flushed
+ * before the fork, and the fork ends with _exit, so nothing buffered is written twice. */
+static void forked(const struct starter *st, int i, pid_t parent)
 {
+	int rc;
+
+	for (int k = 0; k < MAX_LIVE; k++)
+		live_pgid[k] = 0;
+	spawn_set_exit_note("");
+	tick_fn = NULL;
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		_exit(127);
+	rc = st->fn(i, st->arg);
+	fflush(NULL);
+	_exit(rc ? 1 : 0);
+}
+
+static int start_one(const struct starter *st, int i, pid_t *pid)
+{
+	pid_t parent = getpid();
+
+	if (st->reqs)
+		return start_child(&st->reqs[i], pid, -1);
+	fflush(NULL);
+	*pid = fork();
+	if (*pid < 0)
+		return -1;
+	if (*pid == 0)
+		forked(st, i, parent);
+	setpgid(*pid, *pid);
+	return 0;
+}
+
+static int run_all(const struct starter *st, int n, int jobs, struct spawn_result *res)
+{
+	static const struct spawn_req no_limit;
 	struct running run[MAX_LIVE];
 	int next = 0, nrun = 0, start_errno = 0;
 	double step = 0.002, next_tick = now_seconds() + 1;
@@ -273,7 +320,7 @@ int spawn_run_all(const struct spawn_req *reqs, int n, int jobs, struct spawn_re
 			struct running *r = &run[nrun];
 
 			*r = (struct running){ .index = next, .start = now_seconds() };
-			if (start_child(&reqs[next], &r->pid, -1)) {
+			if (start_one(st, next, &r->pid)) {
 				start_errno = errno;
 				break;
 			}
@@ -284,11 +331,13 @@ int spawn_run_all(const struct spawn_req *reqs, int n, int jobs, struct spawn_re
 		if (nrun == 0)
 			break;
 		for (int i = 0; i < nrun; i++) {
+			const struct spawn_req *req = st->reqs ? &st->reqs[run[i].index] : &no_limit;
+
 			if (reap(&run[i], &res[run[i].index])) {
 				run[i--] = run[--nrun];
 				step = 0.002;
 			} else {
-				enforce_limit(&reqs[run[i].index], &run[i], &res[run[i].index]);
+				enforce_limit(req, &run[i], &res[run[i].index]);
 			}
 		}
 		if (tick_fn && now_seconds() >= next_tick) {
@@ -301,6 +350,17 @@ int spawn_run_all(const struct spawn_req *reqs, int n, int jobs, struct spawn_re
 	}
 	errno = start_errno;
 	return start_errno ? -1 : 0;
+}
+
+int spawn_run_all(const struct spawn_req *reqs, int n, int jobs, struct spawn_result *res)
+{
+	return run_all(&(struct starter){ .reqs = reqs }, n, jobs, res);
+}
+
+int spawn_fork_all(int n, int jobs, int (*fn)(int i, void *arg), void *arg,
+		   struct spawn_result *res)
+{
+	return run_all(&(struct starter){ .fn = fn, .arg = arg }, n, jobs, res);
 }
 
 int spawn_run(const struct spawn_req *req, struct spawn_result *res)

@@ -52,6 +52,14 @@ int spawn_run(const struct spawn_req *req, struct spawn_result *res);
  * are waited for. */
 int spawn_run_all(const struct spawn_req *reqs, int n, int jobs, struct spawn_result *res);
 
+/* Runs fn(i, arg) for i in 0..n-1, each in a fork of this process, at most jobs at once; fn's
+ * return value (0 or not) is the fork's exit status (0 or 1) in res[i]. For independent work
+ * that is mostly waiting for children (Kconfig parses): the forks share nothing with us but
+ * what they inherit and write to files, and our signal handling kills them and what they
+ * started. Returns -1 (errno set) when a fork failed: no more are started. */
+int spawn_fork_all(int n, int jobs, int (*fn)(int i, void *arg), void *arg,
+		   struct spawn_result *res);
+
 /* A server: a child that keeps running and answers requests, one line in on its stdin, one
  * line out on its stdout (a socket; its stderr goes to req->log_path). Like any child it runs
  * in its own process group, is killed with the harness and by spawn_kill_all. req->timeout

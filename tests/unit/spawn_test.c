@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* Gone, or a zombie waiting for its new parent to reap it: either way no longer running. */
@@ -220,6 +221,77 @@ TEST(spawn_run_all_stops_at_a_missing_program)
 	CHECK(errno == ENOENT);
 	CHECK(res[0].status == 0 && res[0].seconds > 0);
 	CHECK(res[2].seconds == 0);
+}
+
+/* spawn_fork_all's work: fork i marks itself in dir, waits up to 5 s for fork 1 - i's mark
+ * (so 0 and 1 pass only when they run at the same time), runs a program of its own, and
+ * fails on purpose when it is fork 2. */
+static int fork_work(int i, void *arg)
+{
+	const char *dir = arg;
+	char *mark = xasprintf("%s/fork-%d", dir, i), *other = xasprintf("%s/fork-%d", dir, 1 - i);
+	char *script = xasprintf("echo ran > %s/program-%d", dir, i);
+	const char *argv[] = { "sh", "-c", script, NULL };
+	struct spawn_result res;
+	int seen = i > 1;
+
+	write_file_atomic(mark, "", 0);
+	for (int k = 0; k < 50 && !seen; k++) {
+		seen = access(other, F_OK) == 0;
+		usleep(100000);
+	}
+	if (spawn_run(&(struct spawn_req){ .argv = argv, .timeout = 20 }, &res) || res.status)
+		seen = 0;
+	free(mark);
+	free(other);
+	free(script);
+	return seen && i != 2 ? 0 : 1;
+}
+
+TEST(spawn_fork_all_runs_functions_at_once_with_their_own_children)
+{
+	char *dir = temp_dir();
+	struct spawn_result res[3];
+
+	CHECK(spawn_fork_all(3, 2, fork_work, dir, res) == 0);
+	CHECK(res[0].status == 0 && res[1].status == 0);
+	CHECK(res[2].status == 1);
+	for (int i = 0; i < 3; i++) {
+		char *path = xasprintf("%s/program-%d", dir, i), *text = read_file(path, NULL);
+
+		CHECK(text && !strcmp(text, "ran\n"));
+		free(text);
+		free(path);
+	}
+	remove_tree(dir);
+	free(dir);
+}
+
+static int fork_writes_nothing(int i, void *arg)
+{
+	(void)i;
+	(void)arg;
+	return 0;
+}
+
+/* What our stdio holds unwritten at the fork is written once, by us, not again by each fork. */
+TEST(spawn_fork_all_does_not_write_our_buffers_twice)
+{
+	char *dir = temp_dir(), *path = xasprintf("%s/out", dir), *text;
+	FILE *f = fopen(path, "w");
+	struct spawn_result res[2];
+
+	CHECK(f != NULL);
+	fputs("once", f);
+	CHECK(spawn_fork_all(2, 2, fork_writes_nothing, NULL, res) == 0);
+	fclose(f);
+	text = read_file(path, NULL);
+	CHECK(text && !strcmp(text, "once"));
+	CHECK(res[0].status == 0 && res[1].status == 0);
+	free(text);
+	free(path);
+	remove_tree(dir);
+	free(dir);
 }
 
 static int start_server(const char *script, struct spawn_server *s, const char *log)
