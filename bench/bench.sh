@@ -7,6 +7,8 @@
 #   naive    what building every cell from clean would cost: cells x that arch's clean build
 #   warm     the same matrix again with nothing changed
 #   touched  one patch of one variant edited: what is rebuilt and rebooted
+#   plan     every cell of the default matrix (all trees) resolved, with no config cached
+#   group    one group's configs with the in-process resolver and with olddefconfig
 # The harness prints the per-run figures itself (its "summary:" line); this script only runs it
 # and does the arithmetic. Settings: TREES (default 6.1, the tree the earlier figures are of),
 # VARIANTS, ARCH, BENCH_CACHE, JOBS.
@@ -31,7 +33,7 @@ profile() {
 	awk '
 	function secs(t) { split(substr(t, 2, 8), h, ":"); return h[1] * 3600 + h[2] * 60 + h[3] }
 	/^\[[0-9][0-9]:/ { now = secs($1); if (cfg) { cfgs += now - cfg; cfg = 0 } }
-	/: base config and [0-9]+ cell configs/ { cfg = now }
+	/: base config and [0-9]+ cell configs/ || /: the configs of [0-9]+ variant and arch pairs/ { cfg = now }
 	/ build [0-9.]+s / && !/ build cached / {
 		match($0, / build [0-9.]+s /); b = substr($0, RSTART + 7, RLENGTH - 9) + 0
 		if (b >= 30) { heavy++; heavy_s += b } else if (b > 0) { light++; light_s += b }
@@ -113,6 +115,31 @@ echo 9999-bench-touch.patch >> "$touched/v1/series"
 "$harness" --cache "$cache/run" --results "$out/touched" --patches "$touched" $args \
 	>"$out/touched.table" 2>"$out/touched.log" || true
 
+# plan: every cell of the default matrix (all trees) resolved and judged at the config layer,
+# nothing of it cached but the unpacked and patched trees (made first, untimed, for a single
+# combination of one arch; the 6.1 tree is the cold run's).
+mkdir -p "$cache/plan-setup" "$cache/plan"
+cp -al "$cache/run/src" "$cache/plan-setup/"
+"$harness" --cache "$cache/plan-setup" --results "$out/plan-setup" --config-only --arch x86_64 \
+	--only EXPERT=y,KCMP=y,CHECKPOINT_RESTORE=y,DRM=y,EPOLL=y >/dev/null 2>"$out/plan-setup.log" || true
+cp -al "$cache/plan-setup/src" "$cache/plan-setup/trees" "$cache/plan/"
+"$harness" --cache "$cache/plan" --results "$out/plan" --config-only \
+	>"$out/plan.table" 2>"$out/plan.log" || true
+
+# the config phase of one group both ways: the resolver against one make olddefconfig per
+# cell (the slow path it replaced, and the reference it must equal)
+one_group="--config-only --trees 6.1 --variants v3 --arch x86_64 --force all"
+# shellcheck disable=SC2086
+"$harness" --cache "$cache/plan" --results "$out/group-fast" $one_group \
+	>"$out/group-fast.table" 2>"$out/group-fast.log" || true
+# shellcheck disable=SC2086
+"$harness" --cache "$cache/plan" --results "$out/group-slow" $one_group --resolve-with olddefconfig \
+	>"$out/group-slow.table" 2>"$out/group-slow.log" || true
+same_configs=yes
+for c in "$out"/group-slow/cells/*/*/*/*/config; do
+	cmp -s "$c" "$out/group-fast/${c#"$out"/group-slow/}" || same_configs=NO
+done
+
 # naive: every cell a clean build of its arch, plus its boot
 naive=0
 for arch in $(sed -n 's/^arches //p' matrix/matrix.conf); do
@@ -136,6 +163,11 @@ echo "warm kernels built:   $(field "$out/warm.log" built)"
 echo "warm boots:           $(field "$out/warm.log" boots)"
 echo "same table warm/cold: $(cmp -s "$out/cold.table" "$out/warm.table" && echo yes || echo NO)"
 echo "touched v1 patch:     $(field "$out/touched.log" built) kernels rebuilt in $(field "$out/touched.log" compile) s, $(field "$out/touched.log" boots) boots, wall $(field "$out/touched.log" wall) s"
+echo "touched wall/F:       $(echo "scale=2; $(field "$out/touched.log" wall) / $F" | bc)"
+echo "plan, cold configs:   $(tail -n 1 "$out/plan.table"), wall $(field "$out/plan.log" wall) s"
+slow=$(field "$out/group-slow.log" wall)
+fast=$(field "$out/group-fast.log" wall)
+echo "one group's configs:  6.1 v3 x86_64, $(tail -n 1 "$out/group-fast.table" | cut -d: -f1): olddefconfig $slow s, in process $fast s, ratio $(echo "scale=3; $fast / $slow" | bc), same configs: $same_configs"
 profile "$out/cold.log"
 m_column "$out/cold.log"
 dependents
