@@ -64,6 +64,27 @@ struct kernel_job {
 	unsigned rank;
 };
 
+/* Does the plan hold a cell of this variant and arch? -1 for either: of any. */
+static int plan_has_cells(const struct plan *p, int variant, int arch)
+{
+	for (int i = 0; i < p->ncell; i++)
+		if ((variant < 0 || p->cell[i].variant == variant) &&
+		    (arch < 0 || p->cell[i].arch == arch))
+			return 1;
+	return 0;
+}
+
+/* A (variant, arch) group before its configs: what it is made of, not yet the run's display
+ * or the arch's build state. */
+static struct group group_of(const struct run_opts *o, const struct matrix *m,
+			     const struct tree *t, const struct variant_tree *vts,
+			     char (*exists)[MAX_SYMBOLS], const struct arch_tools *arch_tools,
+			     int v, int a)
+{
+	return (struct group){ .o = o, .m = m, .t = t, .vt = &vts[v], .exists = exists[v],
+			       .variant = v, .arch = a, .tools = arch_tools };
+}
+
 static char *cell_dir(const struct group *g, const struct cell *c)
 {
 	char *rel = plan_cell_path(g->m, c);
@@ -777,14 +798,12 @@ static int run_arch(const struct run_opts *o, const struct matrix *m, const stru
 		build_dirs_remove_all(&ab.dirs);
 	for (int v = 0; v < m->nvariant; v++) {
 		struct group *g = &groups[ngroup];
-		int any = 0;
 
-		for (int i = 0; i < p->ncell && !any; i++)
-			any = p->cell[i].variant == v && p->cell[i].arch == a;
-		if (!any || !vts[v].path)
+		if (!plan_has_cells(p, v, a) || !vts[v].path)
 			continue;
-		*g = (struct group){ .o = o, .m = m, .t = t, .vt = &vts[v], .exists = exists[v],
-				     .variant = v, .arch = a, .tools = tools, .pg = pg, .ab = &ab };
+		*g = group_of(o, m, t, vts, exists, tools, v, a);
+		g->pg = pg;
+		g->ab = &ab;
 		ngroup++;
 		if (config_group(g, p, err, errlen))
 			goto out;
@@ -832,11 +851,12 @@ static int prefetch_group(int k, void *arg)
 {
 	const struct prefetch *pf = arg;
 	int v = pf->group[k][0], a = pf->group[k][1];
-	struct group g = { .o = pf->o, .m = pf->m, .t = pf->t, .vt = &pf->vts[v],
-			   .exists = pf->exists[v], .variant = v, .arch = a,
-			   .tools = &pf->tools[a], .prefetch = 1 };
+	struct group g = group_of(pf->o, pf->m, pf->t, pf->vts, pf->exists, &pf->tools[a], v, a);
 	char err[1024];
-	int rc = config_group(&g, pf->p, err, sizeof(err));
+	int rc;
+
+	g.prefetch = 1;
+	rc = config_group(&g, pf->p, err, sizeof(err));
 
 	group_free(&g);
 	return rc;
@@ -863,16 +883,11 @@ static void prefetch_configs(const struct run_opts *o, const struct matrix *m,
 	if (!t->identity || o->force == FORCE_ALL || !o->resolver_src)
 		return;
 	for (int a = 0; a < m->narch; a++)
-		for (int v = 0; v < m->nvariant; v++) {
-			int any = 0;
-
-			for (int i = 0; i < p->ncell && !any; i++)
-				any = p->cell[i].variant == v && p->cell[i].arch == a;
-			if (any && vts[v].path) {
+		for (int v = 0; v < m->nvariant; v++)
+			if (plan_has_cells(p, v, a) && vts[v].path) {
 				group[n][0] = v;
 				group[n++][1] = a;
 			}
-		}
 	if (n < 2)
 		return;
 	{
@@ -900,11 +915,7 @@ static int run_tree(const struct run_opts *o, const struct matrix *m, const stru
 	for (int v = 0; v < m->nvariant; v++)
 		series_dir[v] = variant_series_dir(m->variant[v].patch_dir, t->version);
 	for (int v = 0; v < m->nvariant && rc == 0; v++) {
-		int any = 0;
-
-		for (int i = 0; i < p->ncell && !any; i++)
-			any = p->cell[i].variant == v;
-		if (!any)
+		if (!plan_has_cells(p, v, -1))
 			continue;
 		progress_doing(pg, "%s %s: its tree", m->tree[p->cell[0].tree].name,
 			       m->variant[v].name);
@@ -922,11 +933,7 @@ static int run_tree(const struct run_opts *o, const struct matrix *m, const stru
 	if (rc == 0)
 		prefetch_configs(o, m, t, p, vts, exists, tools, pg);
 	for (int a = 0; a < m->narch && rc == 0; a++) {
-		int any = 0;
-
-		for (int i = 0; i < p->ncell && !any; i++)
-			any = p->cell[i].arch == a;
-		if (!any)
+		if (!plan_has_cells(p, -1, a))
 			continue;
 		rc = run_arch(o, m, t, p, a, vts, exists, series_dir, &tools[a], pg, err, errlen);
 	}
