@@ -8,9 +8,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The folder of a source file ("." for a bare name). Caller frees. */
 static char *source_dir(const char *src)
@@ -20,56 +23,121 @@ static char *source_dir(const char *src)
 	return slash ? xasprintf("%.*s", (int)(slash - src), src) : xstrdup(".");
 }
 
-char *guest_prepare(const struct arch *a, const char *src, const char *dir, char *err,
-		    size_t errlen)
+/* What the guest binary is made from, hashed: the compiler command and version, the C
+ * library it links in statically (its path, size and mtime), and every file of the source's
+ * folder, which holds the guest's headers and test list. */
+static void guest_key(const char *const *argv, const char *cc_version, const char *src_dir,
+		      const char *dir, char hex[17])
+{
+	const char *libc_argv[] = { argv[0], "-print-file-name=libc.a", NULL };
+	char *log = xasprintf("%s/libc.log", dir), *libc = spawn_first_line(libc_argv, log);
+	char *pattern = xasprintf("%s/*", src_dir);
+	uint64_t h = HASH_INIT;
+	struct stat st;
+	glob_t g;
+
+	for (int i = 0; argv[i]; i++)
+		h = hash_bytes(h, argv[i], strlen(argv[i]) + 1);
+	h = hash_bytes(h, cc_version, strlen(cc_version) + 1);
+	if (libc && stat(libc, &st) == 0) {
+		char id[600];
+
+		snprintf(id, sizeof(id), "%s %lld %lld", libc, (long long)st.st_size,
+			 (long long)st.st_mtime);
+		h = hash_bytes(h, id, strlen(id) + 1);
+	}
+	if (glob(pattern, 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			size_t len;
+			char *text = read_file(g.gl_pathv[i], &len);
+
+			h = hash_bytes(h, g.gl_pathv[i], strlen(g.gl_pathv[i]) + 1);
+			if (text)
+				h = hash_bytes(h, text, len);
+			free(text);
+		}
+		globfree(&g);
+	}
+	hash_hex(h, hex);
+	free(log);
+	free(libc);
+	free(pattern);
+}
+
+/* Compiles the guest unless dir/init was compiled from the same inputs (dir/init.key).
+ * Returns 0, or -1 with why in err. */
+static int compile_guest(const struct arch *a, const char *const *argv, const char *init,
+			 const char *cc_version, const char *src_dir, const char *dir, char *err,
+			 size_t errlen)
+{
+	char *log = xasprintf("%s/compile.log", dir), *key_path = xasprintf("%s/init.key", dir);
+	char key[17], *have = read_file(key_path, NULL);
+	struct spawn_result res;
+	int rc = -1;
+
+	guest_key(argv, cc_version, src_dir, dir, key);
+	if (have && !strcmp(have, key) && path_exists(init)) {
+		rc = 0;
+		goto out;
+	}
+	remove(log);
+	unlink(key_path);
+	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 300 }, &res)) {
+		char *pkgs = matrix_arch_packages(a);
+
+		snprintf(err, errlen, "arch %s: cannot run the compiler '%s': %s; install: apt-get "
+			 "install %s", a->name, argv[0], strerror(errno), pkgs);
+		free(pkgs);
+	} else if (res.status) {
+		char *text = read_file(log, NULL), first[512], *pkgs = matrix_arch_packages(a);
+
+		build_first_error(text ? text : "", "", first, sizeof(first));
+		snprintf(err, errlen, "arch %s: '%s' cannot compile and statically link the guest "
+			 "(%s); install: apt-get install %s (full log: %s)", a->name, argv[0], first,
+			 pkgs, log);
+		free(pkgs);
+		free(text);
+	} else if (write_file_atomic(key_path, key, strlen(key))) {
+		snprintf(err, errlen, "cannot write '%s': %s", key_path, strerror(errno));
+	} else {
+		rc = 0;
+	}
+out:
+	free(have);
+	free(log);
+	free(key_path);
+	return rc;
+}
+
+char *guest_prepare(const struct arch *a, const char *src, const char *cc_version,
+		    const char *dir, char *err, size_t errlen)
 {
 	char *cc = xasprintf("%sgcc", a->cross_compile);
-	char *init = xasprintf("%s/init", dir), *log = xasprintf("%s/compile.log", dir);
+	char *init = xasprintf("%s/init", dir);
 	char *cpio = xasprintf("%s/initramfs.cpio", dir);
 	char *src_dir = source_dir(src);
 	/* the guest's test list lives beside it, and the shared guest headers include it */
 	const char *argv[] = { cc, "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-iquote",
 			       src_dir, "-o", init, src, NULL };
-	struct spawn_result res;
 
 	if (mkdir_p(dir)) {
 		snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
 		goto fail;
 	}
-	remove(log);
-	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 300 }, &res)) {
-		char *pkgs = matrix_arch_packages(a);
-
-		snprintf(err, errlen, "arch %s: cannot run the compiler '%s': %s; install: apt-get "
-			 "install %s", a->name, cc, strerror(errno), pkgs);
-		free(pkgs);
+	if (compile_guest(a, argv, init, cc_version, src_dir, dir, err, errlen))
 		goto fail;
-	}
-	if (res.status) {
-		char *text = read_file(log, NULL), first[512], *pkgs = matrix_arch_packages(a);
-
-		build_first_error(text ? text : "", "", first, sizeof(first));
-		snprintf(err, errlen, "arch %s: '%s' cannot compile and statically link the guest "
-			 "(%s); install: apt-get install %s (full log: %s)", a->name, cc, first, pkgs,
-			 log);
-		free(pkgs);
-		free(text);
-		goto fail;
-	}
 	if (initramfs_write(init, cpio)) {
 		snprintf(err, errlen, "cannot write initramfs '%s': %s", cpio, strerror(errno));
 		goto fail;
 	}
 	free(cc);
 	free(init);
-	free(log);
 	free(src_dir);
 	return cpio;
 fail:
 	free(src_dir);
 	free(cc);
 	free(init);
-	free(log);
 	free(cpio);
 	return NULL;
 }

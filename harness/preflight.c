@@ -213,7 +213,10 @@ static void prepare_arch(const struct preflight_req *r, const struct arch *a,
 	char why[2048], *cc_version = NULL, *qemu_version = NULL, *cpio, *pkgs;
 	size_t len;
 
-	t->initramfs = guest_prepare(a, o->guest_src, dir, why, sizeof(why));
+	if (mkdir_p(dir) == 0)
+		cc_version = spawn_first_line(cc_argv, log);
+	t->initramfs = guest_prepare(a, o->guest_src, cc_version ? cc_version : "", dir, why,
+				     sizeof(why));
 	if (!t->initramfs) {
 		pkgs = matrix_arch_packages(a);
 		problem(pr, pkgs, "%s", why);
@@ -222,7 +225,6 @@ static void prepare_arch(const struct preflight_req *r, const struct arch *a,
 		const char *build[] = { "", o->make, NULL }, *boot[] = { "", o->qemu ? o->qemu : "",
 									 NULL };
 
-		cc_version = spawn_first_line(cc_argv, log);
 		qemu_version = spawn_first_line(qemu_argv, log);
 		build[0] = cc_version ? cc_version : "";
 		boot[0] = qemu_version ? qemu_version : "";

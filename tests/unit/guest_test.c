@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The real list: the one kcmp_init.c includes. */
@@ -63,4 +64,81 @@ TEST(guest_tests_rejects_a_bad_list)
 	unlink(src);
 	free(src);
 	rmdir(dir);
+}
+
+/* How many times the fake compiler in dir ran. */
+static int compiles(const char *dir)
+{
+	char *path = xasprintf("%s/bin/compiles", dir), *text = read_file(path, NULL);
+	int n = 0;
+
+	for (const char *p = text; p && *p; p++)
+		n += *p == '\n';
+	free(text);
+	free(path);
+	return n;
+}
+
+/* A warm run must not link the guest again (seconds per arch on a slow machine), and anything
+ * the guest is made from must: a file beside its source, the compiler's version, the program
+ * itself gone. The compiler is a fake that counts its compiles and writes a stand-in program;
+ * it lives in a folder of its own, since every file beside the source is an input. */
+TEST(guest_prepare_compiles_again_only_when_an_input_changes)
+{
+	char dir[] = "/tmp/kcmpm-guest-XXXXXX", err[512] = "";
+	struct arch a = { .name = "fakearch", .packages = (char *[]){ "fake-gcc", NULL } };
+	char *bin, *fake, *src_dir, *src, *out, *header, *init, *cpio;
+
+	CHECK(mkdtemp(dir) != NULL);
+	bin = xasprintf("%s/bin", dir);
+	src_dir = xasprintf("%s/src", dir);
+	CHECK(mkdir_p(bin) == 0 && mkdir_p(src_dir) == 0);
+	fake = xasprintf("%s/fake-gcc", bin);
+	src = fake_guest(src_dir, "KCMPM_TEST(a)\n");
+	header = xasprintf("%s/g_tests.h", src_dir);
+	out = xasprintf("%s/out", dir);
+	init = xasprintf("%s/init", out);
+	{
+		char *script = xasprintf("#!/bin/sh\n"
+					 "case \"$1\" in -print-file-name=*) echo libc.a; exit 0;; esac\n"
+					 "echo compiled >> %s/compiles\n"
+					 "while [ $# -gt 1 ]; do\n"
+					 "  [ \"$1\" = -o ] && echo guest > \"$2\"; shift\n"
+					 "done\n", bin);
+
+		CHECK(write_file_atomic(fake, script, strlen(script)) == 0);
+		CHECK(chmod(fake, 0755) == 0);
+		free(script);
+	}
+	CHECK(write_file_atomic(src, "int main(void) { return 0; }\n", 29) == 0);
+	a.cross_compile = xasprintf("%s/fake-", bin);
+
+	cpio = guest_prepare(&a, src, "fake-gcc 1.0", out, err, sizeof(err));
+	CHECK_STR(err, "");
+	CHECK(cpio && path_exists(cpio) && compiles(dir) == 1);
+	free(cpio);
+	cpio = guest_prepare(&a, src, "fake-gcc 1.0", out, err, sizeof(err));
+	CHECK(cpio && compiles(dir) == 1);	/* the same inputs: no compile */
+	free(cpio);
+	CHECK(write_file_atomic(header, "KCMPM_TEST(a)\nKCMPM_TEST(b)\n", 28) == 0);
+	cpio = guest_prepare(&a, src, "fake-gcc 1.0", out, err, sizeof(err));
+	CHECK(cpio && compiles(dir) == 2);	/* a header beside the source changed */
+	free(cpio);
+	cpio = guest_prepare(&a, src, "fake-gcc 2.0", out, err, sizeof(err));
+	CHECK(cpio && compiles(dir) == 3);	/* another compiler version */
+	free(cpio);
+	CHECK(unlink(init) == 0);		/* the program gone, its key left */
+	cpio = guest_prepare(&a, src, "fake-gcc 2.0", out, err, sizeof(err));
+	CHECK(cpio && compiles(dir) == 4 && path_exists(init));
+	free(cpio);
+	CHECK_STR(err, "");
+	CHECK(remove_tree(dir) == 0);
+	free(a.cross_compile);
+	free(bin);
+	free(fake);
+	free(src_dir);
+	free(src);
+	free(header);
+	free(out);
+	free(init);
 }
