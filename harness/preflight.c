@@ -213,8 +213,23 @@ static void prepare_arch(const struct preflight_req *r, const struct arch *a,
 	char why[2048], *cc_version = NULL, *qemu_version = NULL, *cpio, *pkgs;
 	size_t len;
 
+	const char *build[] = { "", o->make, NULL }, *boot[] = { "", o->qemu ? o->qemu : "", NULL };
+
 	if (mkdir_p(dir) == 0)
 		cc_version = spawn_first_line(cc_argv, log);
+	build[0] = cc_version ? cc_version : "";
+	cache_key(t->toolchain, build);
+	/* a plan (--config-only) builds and boots nothing: no guest and no QEMU, only the
+	 * compiler, whose probes Kconfig runs */
+	if (o->config_only) {
+		if (!cc_version) {
+			pkgs = matrix_arch_packages(a);
+			problem(pr, pkgs, "arch %s: cannot run the compiler '%s' (see %s); install: "
+				"apt-get install %s", a->name, cc, log, pkgs);
+			free(pkgs);
+		}
+		goto out;
+	}
 	t->initramfs = guest_prepare(a, o->guest_src, cc_version ? cc_version : "", dir, why,
 				     sizeof(why));
 	if (!t->initramfs) {
@@ -222,19 +237,15 @@ static void prepare_arch(const struct preflight_req *r, const struct arch *a,
 		problem(pr, pkgs, "%s", why);
 		free(pkgs);
 	} else {
-		const char *build[] = { "", o->make, NULL }, *boot[] = { "", o->qemu ? o->qemu : "",
-									 NULL };
-
 		qemu_version = spawn_first_line(qemu_argv, log);
-		build[0] = cc_version ? cc_version : "";
 		boot[0] = qemu_version ? qemu_version : "";
-		cache_key(t->toolchain, build);
 		cache_key(t->emulator, boot);
 		cpio = read_file(t->initramfs, &len);
 		hash_hex(hash_bytes(HASH_INIT, cpio ? cpio : "", cpio ? len : 0), t->guest_hash);
 		free(cpio);
 	}
 	check_qemu(a, dir, pr);
+out:
 	free(cc_version);
 	free(qemu_version);
 	free(cc);
