@@ -7,10 +7,12 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -131,6 +133,14 @@ char *build_base_config(const struct build_ctx *b, const char *fragments, char *
 		snprintf(err, errlen, "cannot write '%s': %s", frag_path, strerror(errno));
 		goto out;
 	}
+	if (b->kit) {
+		char why[600];
+
+		text = resolver_kit_base(b->kit, b, frag_path, base_path, why, sizeof(why));
+		if (text)
+			goto out;
+		warn("%s; making the base config with make allnoconfig instead", why);
+	}
 	{
 		char *extra[] = { xasprintf("KCONFIG_ALLCONFIG=%s", frag_path),
 				  xasprintf("KCONFIG_CONFIG=%s", base_path), xstrdup("allnoconfig") };
@@ -145,6 +155,61 @@ out:
 	free(frag_path);
 	free(base_path);
 	return text;
+}
+
+/* Serializes the forks that want the same kit: the first makes it, the others wait. */
+static int lock_kit(const struct build_ctx *kb, char *err, size_t errlen)
+{
+	char *path = xasprintf("%s.lock", kb->build_dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0 || flock(fd, LOCK_EX)) {
+		snprintf(err, errlen, "cannot lock '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+	free(path);
+	return fd;
+}
+
+int build_kit_prepare(const struct build_ctx *kb, const char *key, struct resolver_kit *k,
+		      char *err, size_t errlen)
+{
+	char *key_path = xasprintf("%s/kit.key", kb->build_dir), *have = NULL;
+	int fd, rc = -1;
+
+	*k = (struct resolver_kit){ 0 };
+	err[0] = 0;
+	if (mkdir_p(kb->work_dir) || (fd = lock_kit(kb, err, errlen)) < 0) {
+		if (!err[0])
+			snprintf(err, errlen, "cannot create '%s': %s", kb->work_dir,
+				 strerror(errno));
+		free(key_path);
+		return -1;
+	}
+	have = read_file(key_path, NULL);
+	if (!have || strcmp(have, key)) {
+		/* another tree, compiler, make or resolver: nothing in it may be kept */
+		remove_tree(kb->build_dir);
+	}
+	if (ensure_dirs(kb, err, errlen) == 0 && !resolver_ready(kb)) {
+		char *extra[] = { xasprintf("KCONFIG_CONFIG=%s/kit.config", kb->work_dir),
+				  xstrdup("allnoconfig") };
+
+		run_config(kb, 2, extra, err, errlen);
+	}
+	if (resolver_ready(kb) && resolver_kit_open(kb, kb->resolver_src, k, err, errlen) == 0 &&
+	    write_file_atomic(key_path, key, strlen(key)) == 0)
+		rc = 0;
+	else if (!err[0])
+		snprintf(err, errlen, "no Kconfig kit in '%s'", kb->build_dir);
+	if (rc)
+		resolver_kit_free(k);
+	close(fd);
+	free(have);
+	free(key_path);
+	return rc;
 }
 
 /* The olddefconfig command of one resolution, its config written where conf will read it. */
@@ -226,8 +291,8 @@ int build_resolve_all(const struct build_ctx *b, struct build_resolution *r, int
 	if (!b->resolver_src || n == 0)
 		return resolve_with_make(b, r, n, err, errlen);
 	/* Kconfig's objects and its list of inputs appear with the directory's first config
-	 * target; a cached base config means none may have run here yet. */
-	if (!resolver_ready(b)) {
+	 * target; a cached base config means none may have run here yet. A kit has its own. */
+	if (!b->kit && !resolver_ready(b)) {
 		if (resolve_with_make(b, r, 1, err, errlen))
 			return -1;
 		r++;

@@ -15,6 +15,8 @@
 
 #include <stddef.h>
 
+struct resolver_kit;
+
 struct build_ctx {
 	const char *src;	/* the source tree (a variant's tree) */
 	const struct arch *arch;
@@ -24,6 +26,9 @@ struct build_ctx {
 	int jobs;
 	const char *resolver_src; /* kcmpm_resolve.c: resolve configs in one process (resolver.h);
 				   * NULL: one `make olddefconfig` per config */
+	const struct resolver_kit *kit;	/* the Kconfig kit its base and configs are made with
+					 * (resolver.h); NULL: make's allnoconfig, and a
+					 * resolver linked in build_dir */
 	struct spawn_server *syncconfig; /* a resolver serving the source tree's present state
 					  * (resolver_serve): it syncs auto.conf before make,
 					  * so Kbuild's syncconfig has nothing to do; NULL: Kbuild
@@ -46,8 +51,17 @@ struct build_outcome {
  * the source tree it belongs to)? */
 int build_dir_in_use(const char *build_dir);
 
-/* Makes the full base config from the fragments' text (allnoconfig + KCONFIG_ALLCONFIG).
- * Returns the config text (caller frees) or NULL with a message in err. */
+/* Makes or reuses the Kconfig kit (resolver.h) of the config directory kb->build_dir, built
+ * from kb->src with kb->resolver_src: its allnoconfig run once, the resolver linked there.
+ * key names everything the kit is made from (tree, compiler, make, resolver): a directory
+ * holding another key is emptied first. Concurrent callers for one directory take turns.
+ * Returns 0 with the kit in k (resolver_kit_free), or -1 with why in err. */
+int build_kit_prepare(const struct build_ctx *kb, const char *key, struct resolver_kit *k,
+		      char *err, size_t errlen);
+
+/* Makes the full base config from the fragments' text (allnoconfig + KCONFIG_ALLCONFIG), with
+ * b->kit's conf when it has one (make's allnoconfig if that fails, with a warning). Returns
+ * the config text (caller frees) or NULL with a message in err. */
 char *build_base_config(const struct build_ctx *b, const char *fragments, char *err,
 			size_t errlen);
 

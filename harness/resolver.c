@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +86,29 @@ char **resolver_env_parse(const char *text)
 	return env;
 }
 
-/* Compiles and links the resolver against b->build_dir's Kconfig objects, into exe_dir. */
+/* conf.o with its main renamed kcmpm_conf_main (the resolver's --conf), in exe_dir. */
+static char *renamed_conf(const struct build_ctx *b, const char *exe_dir, const char *log,
+			  char *err, size_t errlen)
+{
+	char *from = xasprintf("%s/scripts/kconfig/conf.o", b->build_dir);
+	char *to = xasprintf("%s/kcmpm-conf.o", exe_dir);
+	const char *argv[] = { "objcopy", "--redefine-sym", "main=kcmpm_conf_main", from, to,
+			       NULL };
+	struct spawn_result res;
+
+	unlink(to);
+	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 60 }, &res) ||
+	    res.status) {
+		snprintf(err, errlen, "cannot rename conf.o's main with objcopy; see %s", log);
+		free(to);
+		to = NULL;
+	}
+	free(from);
+	return to;
+}
+
+/* Compiles and links the resolver against b->build_dir's Kconfig objects, into exe_dir: all of
+ * them, conf.o with its main renamed, and popen/pclose wrapped for the $(shell) memo. */
 static char *build_resolver(const struct build_ctx *b, const char *source, const char *exe_dir,
 			    char *err, size_t errlen)
 {
@@ -93,33 +116,38 @@ static char *build_resolver(const struct build_ctx *b, const char *source, const
 	char *log = xasprintf("%s/resolver-build.log", b->work_dir);
 	char *inc1 = xasprintf("-I%s/scripts/kconfig", b->src);
 	char *inc2 = xasprintf("-I%s/scripts/include", b->src);
-	char *out = xasprintf("-o%s", exe);
-	const char **argv;
+	char *out = xasprintf("-o%s", exe), *conf = NULL;
+	const char **argv = NULL;
 	struct spawn_result res;
 	glob_t g;
 	int ok = 0;
 
+	unlink(log);
+	unlink(exe);
 	if (kconfig_objects(b, &g)) {
 		snprintf(err, errlen, "no Kconfig objects in '%s/scripts/kconfig'", b->build_dir);
 		goto out;
 	}
-	argv = xcalloc(g.gl_pathc + 8, sizeof(*argv));
+	conf = renamed_conf(b, exe_dir, log, err, errlen);
+	if (!conf)
+		goto out_glob;
+	argv = xcalloc(g.gl_pathc + 9, sizeof(*argv));
 	{
 		size_t k = 0;
 
 		argv[k++] = "gcc";
 		argv[k++] = "-O2";
+		argv[k++] = "-Wl,--wrap=popen,--wrap=pclose";
 		argv[k++] = inc1;
 		argv[k++] = inc2;
 		argv[k++] = out;
 		argv[k++] = source;
+		argv[k++] = conf;
 		for (size_t i = 0; i < g.gl_pathc; i++)
 			if (strcmp(strrchr(g.gl_pathv[i], '/') + 1, "conf.o"))
 				argv[k++] = g.gl_pathv[i];
 		argv[k] = NULL;
 	}
-	unlink(log);
-	unlink(exe);
 	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 300 }, &res))
 		snprintf(err, errlen, "cannot run gcc: %s", strerror(errno));
 	else if (res.status)
@@ -128,17 +156,120 @@ static char *build_resolver(const struct build_ctx *b, const char *source, const
 	else
 		ok = 1;
 	free(argv);
+out_glob:
 	globfree(&g);
 out:
 	free(log);
 	free(inc1);
 	free(inc2);
 	free(out);
+	free(conf);
 	if (!ok) {
 		free(exe);
 		exe = NULL;
 	}
 	return exe;
+}
+
+/* The file of the $(shell) memo for this environment in dir: named by a hash of every variable
+ * but srctree, which the commands that read the tree name in their own text. */
+static char *memo_path(const char *dir, char *const *env)
+{
+	uint64_t h = HASH_INIT;
+	char hex[17];
+
+	for (int i = 0; env[i]; i++)
+		if (strncmp(env[i], "srctree=", 8))
+			h = hash_bytes(h, env[i], strlen(env[i]) + 1);
+	hash_hex(h, hex);
+	return xasprintf("%s/shell-%s.memo", dir, hex);
+}
+
+/* env for a parse of the tree src: srctree set to it, and the memo of memo_dir (if any)
+ * named in KCMPM_SHELL_MEMO. */
+static char **env_for(char *const *env, const char *src, const char *memo_dir)
+{
+	size_t n = 0;
+	char **out;
+
+	while (env[n])
+		n++;
+	out = xcalloc(n + 2, sizeof(*out));
+	for (size_t i = 0; i < n; i++)
+		out[i] = strncmp(env[i], "srctree=", 8) ? xstrdup(env[i])
+							: xasprintf("srctree=%s", src);
+	if (memo_dir) {
+		char *memo = memo_path(memo_dir, env);
+
+		out[n] = xasprintf("KCMPM_SHELL_MEMO=%s", memo);
+		free(memo);
+	}
+	return out;
+}
+
+int resolver_kit_open(const struct build_ctx *kb, const char *source, struct resolver_kit *k,
+		      char *err, size_t errlen)
+{
+	char *cmd = auto_conf_cmd(kb), *text = read_file(cmd, NULL);
+	int rc = -1;
+
+	*k = (struct resolver_kit){ .dir = xstrdup(kb->build_dir) };
+	k->env = text ? resolver_env_parse(text) : NULL;
+	if (!k->env) {
+		snprintf(err, errlen, "'%s' names no Kconfig environment", cmd);
+	} else {
+		k->exe = xasprintf("%s/kcmpm-resolve", kb->build_dir);
+		if (path_exists(k->exe))
+			rc = 0;
+		else if ((free(k->exe), k->exe = build_resolver(kb, source, kb->build_dir, err,
+							       errlen)))
+			rc = 0;
+	}
+	free(cmd);
+	free(text);
+	if (rc)
+		resolver_kit_free(k);
+	return rc;
+}
+
+void resolver_kit_free(struct resolver_kit *k)
+{
+	free(k->dir);
+	free(k->exe);
+	free_strings(k->env);
+	*k = (struct resolver_kit){ 0 };
+}
+
+char *resolver_kit_base(const struct resolver_kit *k, const struct build_ctx *b,
+			const char *fragment_path, const char *base_path, char *err, size_t errlen)
+{
+	char **env = env_for(k->env, b->src, k->dir);
+	char *log = xasprintf("%s/kconfig.log", b->work_dir), *text = NULL;
+	const char *argv[] = { k->exe, "--conf", "--allnoconfig", "Kconfig", NULL };
+	struct spawn_result res;
+	size_t n = 0;
+
+	while (env[n])
+		n++;
+	env = xrealloc(env, (n + 3) * sizeof(*env));
+	env[n] = xasprintf("KCONFIG_ALLCONFIG=%s", fragment_path);
+	env[n + 1] = xasprintf("KCONFIG_CONFIG=%s", base_path);
+	env[n + 2] = NULL;
+	unlink(log);
+	unlink(base_path);
+	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 600,
+					   .cwd = b->build_dir, .env = (const char *const *)env },
+		      &res))
+		snprintf(err, errlen, "cannot run '%s': %s", k->exe, strerror(errno));
+	else if (res.status)
+		snprintf(err, errlen, "allnoconfig (kcmpm-resolve --conf) failed with status %d; "
+			 "see %s", res.status, log);
+	else if (!(text = read_file(base_path, NULL)))
+		snprintf(err, errlen, "allnoconfig (kcmpm-resolve --conf) wrote no '%s'; see %s",
+			 base_path, log);
+	free_strings(env);
+	free(log);
+	return text;
 }
 
 /* Writes each requested config beside its output and the list that pairs them. */
@@ -204,13 +335,20 @@ static int run_batch(const struct build_ctx *b, const char *exe, char **env, con
 int resolver_run(const struct build_ctx *b, const char *source, struct build_resolution *r,
 		 int n, char *err, size_t errlen)
 {
-	char *cmd = auto_conf_cmd(b), *text = read_file(cmd, NULL), *exe = NULL, *list = NULL;
-	char **env = text ? resolver_env_parse(text) : NULL;
+	char *cmd = auto_conf_cmd(b), *text = NULL, *exe = NULL, *list = NULL;
+	char **env;
 	int rc = -1;
 
+	if (b->kit) {
+		env = env_for(b->kit->env, b->src, b->kit->dir);
+		exe = xstrdup(b->kit->exe);
+	} else {
+		text = read_file(cmd, NULL);
+		env = text ? resolver_env_parse(text) : NULL;
+	}
 	if (!env)
 		snprintf(err, errlen, "'%s' names no Kconfig environment", cmd);
-	else if ((exe = build_resolver(b, source, b->build_dir, err, errlen)) &&
+	else if ((exe || (exe = build_resolver(b, source, b->build_dir, err, errlen))) &&
 		 (list = write_batch(b, r, n, err, errlen)))
 		rc = run_batch(b, exe, env, list, r, n, err, errlen);
 	free_strings(env);
@@ -221,14 +359,16 @@ int resolver_run(const struct build_ctx *b, const char *source, struct build_res
 	return rc;
 }
 
-int resolver_serve(const struct build_ctx *b, const char *source, struct spawn_server *s,
-		   char *err, size_t errlen)
+int resolver_serve(const struct build_ctx *b, const char *source, const char *memo_dir,
+		   struct spawn_server *s, char *err, size_t errlen)
 {
 	char *cmd = auto_conf_cmd(b), *text = read_file(cmd, NULL), *exe = NULL;
-	char **env = text ? resolver_env_parse(text) : NULL;
+	char **parsed = text ? resolver_env_parse(text) : NULL;
+	char **env = parsed ? env_for(parsed, b->src, memo_dir) : NULL;
 	char *log = xasprintf("%s/syncconfig.log", b->work_dir);
 	int rc = -1;
 
+	free_strings(parsed);
 	if (!env) {
 		snprintf(err, errlen, "'%s' names no Kconfig environment", cmd);
 	} else if ((exe = build_resolver(b, source, b->work_dir, err, errlen))) {

@@ -8,6 +8,15 @@
  * directory with the environment Kbuild gives conf: the variables Kconfig itself recorded as
  * its inputs in include/config/auto.conf.cmd. Its output is byte-identical to olddefconfig's;
  * an end-to-end test compares a whole group.
+ *
+ * A parse still runs some 750 compiler probes through Kconfig's $(shell), seconds of work, and
+ * a matrix has two parses per tree, variant and arch (the base's allnoconfig, then the
+ * resolutions). So the resolver is also the tree's conf program (--conf: conf.o linked in, its
+ * main renamed), and both keep a memo of what each $(shell) command printed, one per Kbuild
+ * environment (see kcmpm_resolve.c). A Kconfig kit (struct resolver_kit) is one config
+ * directory whose allnoconfig built the Kconfig objects and recorded the environment, the
+ * resolver linked there, and its memos: the variants of a tree and arch share it, so the
+ * probes run about once per tree and arch instead of twice per variant.
  */
 #ifndef KCMPM_RESOLVER_H
 #define KCMPM_RESOLVER_H
@@ -17,11 +26,32 @@
 
 #include <stddef.h>
 
+/* A Kconfig kit (see above): made by build_kit_prepare. */
+struct resolver_kit {
+	char *dir;		/* its config directory, which holds the $(shell) memos */
+	char *exe;		/* kcmpm-resolve, linked against the directory's Kconfig objects */
+	char **env;		/* the environment its auto.conf.cmd records ("NAME=VALUE") */
+};
+
+/* The kit of the config directory kb->build_dir, whose Kconfig objects and auto.conf.cmd must
+ * be there (resolver_ready): links the resolver there unless it is. Returns 0, or -1 with why
+ * in err. */
+int resolver_kit_open(const struct build_ctx *kb, const char *source, struct resolver_kit *k,
+		      char *err, size_t errlen);
+void resolver_kit_free(struct resolver_kit *k);
+
+/* allnoconfig with the kit's conf, for the tree b->src in the config directory b->build_dir:
+ * KCONFIG_ALLCONFIG=fragment_path, written to base_path. Returns the config's text (caller
+ * frees), or NULL with why in err. */
+char *resolver_kit_base(const struct resolver_kit *k, const struct build_ctx *b,
+			const char *fragment_path, const char *base_path, char *err, size_t errlen);
+
 /* Has the config directory what the resolver is built from (the Kconfig objects and
  * auto.conf.cmd)? They appear with the directory's first config target. */
 int resolver_ready(const struct build_ctx *b);
 
-/* Resolves the n configs like build_resolve_all, with the resolver built from source. Returns
+/* Resolves the n configs like build_resolve_all, with the resolver of b->kit (srctree set to
+ * b->src, its memo used), or else one built from source in b->build_dir. Returns
  * -1 with a message in err when the resolver could not be built or started (the caller may
  * fall back to olddefconfig); 0 otherwise, each resolution's own outcome in it. */
 int resolver_run(const struct build_ctx *b, const char *source, struct build_resolution *r,
@@ -32,11 +62,12 @@ int resolver_run(const struct build_ctx *b, const char *source, struct build_res
  * against that directory's own Kconfig objects and run with the environment its
  * include/config/auto.conf.cmd records, so the files it writes are the ones Kbuild's
  * syncconfig would write. It parses b->src's Kconfig once, when started: the tree must then
- * be in the state whose kernels it will serve. Returns -1 with a message in err when the
- * directory has no Kconfig objects or auto.conf.cmd yet (before its first build) or the
- * server cannot be built or started. */
-int resolver_serve(const struct build_ctx *b, const char *source, struct spawn_server *s,
-		   char *err, size_t errlen);
+ * be in the state whose kernels it will serve. With memo_dir (a kit's directory), its parse
+ * uses that directory's $(shell) memo for its environment. Returns -1 with a message in err
+ * when the directory has no Kconfig objects or auto.conf.cmd yet (before its first build) or
+ * the server cannot be built or started. */
+int resolver_serve(const struct build_ctx *b, const char *source, const char *memo_dir,
+		   struct spawn_server *s, char *err, size_t errlen);
 
 /* Syncs the build directory's auto.conf, autoconf.h and include/config/ with its .config,
  * through the server. Returns 0, or -1 with why in err (the directory is then Kbuild's own

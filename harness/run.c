@@ -43,6 +43,8 @@ struct group {
 	struct cell **cells;		/* this group's cells */
 	int ncell;
 	int prefetch;			/* only filling the cache (see prefetch_configs) */
+	struct resolver_kit kit;	/* its Kconfig kit once made (use_kit); b.kit points here */
+	int kit_failed;			/* use_kit could not make it: make's own ways instead */
 };
 
 /* What every variant of one arch shares while its kernels build: the worktree (switched to
@@ -173,6 +175,49 @@ static int cell_resolved(struct group *g, struct cell *c, const char *text, cons
 	return rc;
 }
 
+/* Where the Kconfig kit (resolver.h) of a group's configs is: one per tree and arch, built from
+ * the pristine tree and shared by every variant whose series leaves scripts/ and the top
+ * Makefile alone; a variant whose series patches them has one of its own, built from its tree
+ * (variant.h's own_kconfig). Caller frees. */
+static char *kit_dir(const struct group *g)
+{
+	const char *aname = g->m->arch[g->arch].name, *vname = g->m->variant[g->variant].name;
+
+	if (g->vt->own_kconfig)
+		return xasprintf("%s/kconfig-kit/%s/%s.%s", g->o->cache_dir, g->t->tag, aname,
+				 vname);
+	return xasprintf("%s/kconfig-kit/%s/%s", g->o->cache_dir, g->t->tag, aname);
+}
+
+/* Makes the group's configs with its Kconfig kit from now on (the first call makes or reuses
+ * the kit). Not for a tree that may change under us (KSRC: nothing of it is kept), nor for
+ * --resolve-with olddefconfig. A kit that cannot be made leaves the group to make's
+ * allnoconfig and a resolver of its own, with a warning. */
+static void use_kit(struct group *g)
+{
+	const struct arch *a = &g->m->arch[g->arch];
+	const char *parts[] = { g->identity, g->vt->own_kconfig ? g->vt->stamp : "", a->name,
+				a->kernel_arch, a->cross_compile, g->tools->toolchain,
+				g->o->cc_wrapper ? g->o->cc_wrapper : "", g->resolver_id, NULL };
+	struct build_ctx kb = { .src = g->vt->own_kconfig ? g->vt->path : g->t->path, .arch = a,
+				.make = g->o->make, .cc_wrapper = g->o->cc_wrapper,
+				.jobs = g->o->jobs, .resolver_src = g->o->resolver_src };
+	char key[17], err[1024];
+
+	if (g->b.kit || g->kit_failed || !g->identity || !g->o->resolver_src)
+		return;
+	kb.build_dir = kb.work_dir = kit_dir(g);
+	cache_key(key, parts);
+	if (build_kit_prepare(&kb, key, &g->kit, err, sizeof(err)) == 0) {
+		g->b.kit = &g->kit;
+	} else {
+		warn("%s; the %s %s configs are made without a Kconfig kit", err, a->name,
+		     g->m->variant[g->variant].name);
+		g->kit_failed = 1;
+	}
+	free(kb.build_dir);
+}
+
 /* Every cell's resolved config: from the cache, or from olddefconfig (all the group's misses
  * at once, so they run in parallel) and then cached. */
 static int resolve_cells(struct group *g, char *err, size_t errlen)
@@ -201,8 +246,10 @@ static int resolve_cells(struct group *g, char *err, size_t errlen)
 		}
 		free(text);
 	}
-	if (!rc && ntodo)
+	if (!rc && ntodo) {
+		use_kit(g);
 		rc = build_resolve_all(&g->b, todo, ntodo, err, errlen);
+	}
 	for (int k = 0; k < ntodo; k++) {
 		if (!rc && todo[k].text)
 			cache_put_text(&g->cache, "resolved", todo_key[k], "config", todo[k].text);
@@ -527,13 +574,18 @@ static struct spawn_server *syncconfig_for(struct group *g)
 {
 	struct arch_build *ab = g->ab;
 	struct spawn_server *s = &ab->syncconfig[g->variant];
-	char why[600];
+	char why[600], *memo_dir;
+	int rc;
 
 	if (s->pid > 0)
 		return s;
 	if (!g->o->resolver_src || ab->syncconfig_off[g->variant] || !resolver_ready(&ab->b))
 		return NULL;
-	if (resolver_serve(&ab->b, g->o->resolver_src, s, why, sizeof(why)) == 0)
+	/* its environment is the kit's but for srctree (the worktree): the kit's memo serves */
+	memo_dir = g->identity ? kit_dir(g) : NULL;
+	rc = resolver_serve(&ab->b, g->o->resolver_src, memo_dir, s, why, sizeof(why));
+	free(memo_dir);
+	if (rc == 0)
 		return s;
 	warn("%s; Kbuild syncs the configuration of each %s %s kernel itself", why,
 	     g->m->arch[g->arch].name, g->m->variant[g->variant].name);
@@ -640,11 +692,14 @@ static char *base_config(struct group *g, char *err, size_t errlen)
 	char *frags = base_fragments(g, err, errlen), *text = NULL, key[17];
 
 	if (frags) {
+		/* what makes it is named too: a kit's conf (the resolver) or make's */
 		const char *parts[] = { g->identity ? g->identity : "", g->vt->stamp,
-					g->m->arch[g->arch].name, frags, NULL };
+					g->m->arch[g->arch].name, frags, g->resolver_id, NULL };
 
 		cache_key(key, parts);
 		text = cache_get_text(&g->cache, "base", key, "config");
+		if (!text)
+			use_kit(g);
 		if (!text && (text = build_base_config(&g->b, frags, err, errlen)))
 			cache_put_text(&g->cache, "base", key, "config", text);
 	}
@@ -720,6 +775,7 @@ static int config_group(struct group *g, struct plan *p, char *err, size_t errle
 
 static void group_free(struct group *g)
 {
+	resolver_kit_free(&g->kit);
 	free(g->cells);
 	free(g->kernel_kind);
 	free(g->resolver_id);
@@ -882,8 +938,10 @@ static void prefetch_configs(const struct run_opts *o, const struct matrix *m,
 
 	if (!t->identity || o->force == FORCE_ALL || !o->resolver_src)
 		return;
-	for (int a = 0; a < m->narch; a++)
-		for (int v = 0; v < m->nvariant; v++)
+	/* variant-major: the first forks are one per arch, each making its arch's kit, rather
+	 * than two of one arch where the second would wait for the first's */
+	for (int v = 0; v < m->nvariant; v++)
+		for (int a = 0; a < m->narch; a++)
 			if (plan_has_cells(p, v, a) && vts[v].path) {
 				group[n][0] = v;
 				group[n++][1] = a;
@@ -950,6 +1008,13 @@ int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree
 	struct progress pg;
 	int rc = 0;
 
+	/* everything made afresh: the Kconfig kits too, with their $(shell) memos */
+	if (o->force == FORCE_ALL) {
+		char *kits = xasprintf("%s/kconfig-kit", o->cache_dir);
+
+		remove_tree(kits);
+		free(kits);
+	}
 	progress_init(&pg, stderr, p->ncell, -1);
 	note_how_far(0, p->ncell);
 	spawn_set_tick(progress_tick, &pg);

@@ -250,6 +250,32 @@ static int write_stamp(const char *path, const char *stamp, char **files)
 	return rc;
 }
 
+/* Is a file one that Kconfig's $(shell) commands run, or that decides the environment Kbuild
+ * gives conf: anything under scripts/, a script, an arch's tools, the top Makefile? */
+static int kconfig_runs(const char *file)
+{
+	size_t len = strlen(file);
+
+	return !strncmp(file, "scripts/", 8) || !strcmp(file, "Makefile") ||
+	       (len > 3 && !strcmp(file + len - 3, ".sh")) || strstr(file, "/tools/");
+}
+
+/* Does any patch of the series touch such a file (see own_kconfig)? */
+static int series_touches_kconfig(char *const *patches)
+{
+	int touches = 0;
+
+	for (int i = 0; patches[i] && !touches; i++) {
+		char *text = read_file(patches[i], NULL), **files = variant_patched_files(text);
+
+		for (int f = 0; files[f] && !touches; f++)
+			touches = kconfig_runs(files[f]);
+		free_strings(files);
+		free(text);
+	}
+	return touches;
+}
+
 int variant_prepare(const char *patch_dir, const char *name, const struct tree *pristine,
 		    const char *cache_dir, struct variant_tree *vt, char *err, size_t errlen)
 {
@@ -269,6 +295,7 @@ int variant_prepare(const char *patch_dir, const char *name, const struct tree *
 	}
 	if (series_stamp(patches, vt->stamp, err, errlen))
 		goto out;
+	vt->own_kconfig = series_touches_kconfig(patches);
 	dir = xasprintf("%s/trees/%s", cache_dir, pristine->tag);
 	final = xasprintf("%s/%s", dir, name);
 	tmp = xasprintf("%s.new", final);

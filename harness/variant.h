@@ -22,6 +22,10 @@
 struct variant_tree {
 	char *path;		/* the tree to build */
 	char stamp[17];		/* hash of the series and its patches; "" without patches */
+	int own_kconfig;	/* the series patches scripts/, a *.sh, an arch's tools/ or the
+				 * top Makefile: what Kconfig's $(shell) runs, or the environment
+				 * Kbuild gives conf, may differ from the pristine tree's, so its
+				 * configs need a Kconfig kit (resolver.h) of its own */
 };
 
 /* Makes or reuses the tree for variant name. patch_dir is kernel-patch/<name>. */
