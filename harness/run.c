@@ -959,6 +959,23 @@ static void prefetch_configs(const struct run_opts *o, const struct matrix *m,
 		      now_seconds() - start);
 }
 
+/* --force all: everything made afresh, the Kconfig kits of the tree's (variant, arch) pairs
+ * too, with their $(shell) memos; the run's first use of each makes it again. */
+static void remove_kits(const struct run_opts *o, const struct matrix *m, const struct tree *t,
+			struct plan *p, const struct variant_tree *vts,
+			char (*exists)[MAX_SYMBOLS], const struct arch_tools *tools)
+{
+	for (int v = 0; v < m->nvariant; v++)
+		for (int a = 0; a < m->narch; a++)
+			if (plan_has_cells(p, v, a) && vts[v].path) {
+				struct group g = group_of(o, m, t, vts, exists, &tools[a], v, a);
+				char *dir = kit_dir(&g);
+
+				remove_tree(dir);
+				free(dir);
+			}
+}
+
 /* Every cell of one tree (p holds only those): each variant's tree (the series rebased for this
  * tree's version where there is one), then each arch. */
 static int run_tree(const struct run_opts *o, const struct matrix *m, const struct tree *t,
@@ -988,6 +1005,8 @@ static int run_tree(const struct run_opts *o, const struct matrix *m, const stru
 			free(id);
 		}
 	}
+	if (rc == 0 && o->force == FORCE_ALL)
+		remove_kits(o, m, t, p, vts, exists, tools);
 	if (rc == 0)
 		prefetch_configs(o, m, t, p, vts, exists, tools, pg);
 	for (int a = 0; a < m->narch && rc == 0; a++) {
@@ -1008,13 +1027,6 @@ int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree
 	struct progress pg;
 	int rc = 0;
 
-	/* everything made afresh: the Kconfig kits too, with their $(shell) memos */
-	if (o->force == FORCE_ALL) {
-		char *kits = xasprintf("%s/kconfig-kit", o->cache_dir);
-
-		remove_tree(kits);
-		free(kits);
-	}
 	progress_init(&pg, stderr, p->ncell, -1);
 	note_how_far(0, p->ncell);
 	spawn_set_tick(progress_tick, &pg);
