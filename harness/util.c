@@ -244,6 +244,22 @@ uint64_t hash_bytes(uint64_t h, const void *data, size_t len)
 	return h;
 }
 
+uint64_t hash_words(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	for (; len >= 8; p += 8, len -= 8) {
+		uint64_t w;
+
+		memcpy(&w, p, sizeof(w));
+		/* each step a bijection of h for a given word, so one changed word always
+		 * changes the result */
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 32;
+	}
+	return hash_bytes(h, p, len);
+}
+
 void hash_hex(uint64_t h, char out[17])
 {
 	snprintf(out, 17, "%016llx", (unsigned long long)h);

@@ -62,6 +62,47 @@ TEST(cache_entries_are_checked_before_use)
 	remove_tree(dir);
 }
 
+/* A changed word deep in a large file is seen (the checksum reads eight bytes a step), and an
+ * entry whose manifest is in format 1 (one byte a step, before format 2) is still checked as
+ * it was written, then rewritten in format 2. */
+TEST(cache_checks_large_files_and_format_1_entries)
+{
+	char dir[] = "/tmp/kcmpm-cache-XXXXXX", *big = xcalloc(1, 1 << 20), *path, *mark;
+	char hex[17];
+
+	CHECK(mkdtemp(dir) != NULL);
+	memset(big, 'x', (1 << 20) - 1);
+	put(dir, "k1", "image", big);
+	CHECK(cache_finish(dir, "kernels", "k1") == 0);
+	CHECK(cache_complete(dir, "kernels", "k1"));
+	big[123459] = 'y';	/* inside a word, not at its start */
+	put(dir, "k1", "image", big);
+	CHECK(!cache_complete(dir, "kernels", "k1"));
+
+	put(dir, "k2", "image", big);
+	hash_hex(hash_bytes(HASH_INIT, big, strlen(big)), hex);
+	mark = xasprintf("format 1\nimage %zu %s\n", strlen(big), hex);
+	put(dir, "k2", "complete", mark);
+	CHECK(cache_complete(dir, "kernels", "k2"));
+	path = cache_file(dir, "kernels", "k2", "complete");
+	free(mark);
+	mark = read_file(path, NULL);
+	CHECK(mark && !strncmp(mark, "format 2\n", 9));	/* upgraded */
+	CHECK(cache_complete(dir, "kernels", "k2"));
+	free(mark);
+	free(path);
+
+	put(dir, "k3", "image", big);
+	mark = xasprintf("format 1\nimage %zu %s\n", strlen(big), hex);
+	big[7] = 'z';
+	put(dir, "k3", "image", big);				/* changed since: a miss */
+	put(dir, "k3", "complete", mark);
+	CHECK(!cache_complete(dir, "kernels", "k3"));
+	free(mark);
+	free(big);
+	remove_tree(dir);
+}
+
 /* The cache policy in one place: a KSRC tree neither reuses nor stores; --force all stores but
  * never reuses. */
 TEST(cache_use_policy)
