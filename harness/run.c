@@ -176,9 +176,9 @@ static int cell_resolved(struct group *g, struct cell *c, const char *text, cons
 }
 
 /* Where the Kconfig kit (resolver.h) of a group's configs is: one per tree and arch, built from
- * the pristine tree and shared by every variant whose series leaves scripts/ and the top
- * Makefile alone; a variant whose series patches them has one of its own, built from its tree
- * (variant.h's own_kconfig). Caller frees. */
+ * the pristine tree and shared by every variant whose series leaves alone what Kconfig's
+ * $(shell) runs and how Kbuild calls conf; a variant whose series patches that has one of its
+ * own, built from its tree (variant.h's own_kconfig). Caller frees. */
 static char *kit_dir(const struct group *g)
 {
 	const char *aname = g->m->arch[g->arch].name, *vname = g->m->variant[g->variant].name;
