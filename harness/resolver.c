@@ -47,18 +47,56 @@ int resolver_ready(const struct build_ctx *b)
 	return ready;
 }
 
+/* The memo's source, beside the resolver's (kcmpm_memo.c). Caller frees. */
+static char *memo_source(const char *source)
+{
+	const char *slash = strrchr(source, '/');
+
+	return slash ? xasprintf("%.*s/kcmpm_memo.c", (int)(slash - source), source)
+		     : xstrdup("kcmpm_memo.c");
+}
+
 char *resolver_identity(const char *source)
 {
-	char *text, hex[17];
+	char *memo, *text, *memo_text, hex[17];
+	uint64_t h;
 
 	if (!source)
 		return xstrdup("olddefconfig");
+	memo = memo_source(source);
 	text = read_file(source, NULL);
-	if (!text)
+	memo_text = read_file(memo, NULL);
+	free(memo);
+	if (!text || !memo_text) {
+		free(text);
+		free(memo_text);
 		return NULL;
-	hash_hex(hash_bytes(HASH_INIT, text, strlen(text)), hex);
+	}
+	h = hash_bytes(HASH_INIT, text, strlen(text) + 1);
+	hash_hex(hash_bytes(h, memo_text, strlen(memo_text)), hex);
 	free(text);
+	free(memo_text);
 	return xasprintf("kcmpm-resolve %s", hex);
+}
+
+char *resolver_memo_object(const struct build_ctx *kb, const char *source, char *err,
+			   size_t errlen)
+{
+	char *src = memo_source(source), *obj = xasprintf("%s/kcmpm-memo.o", kb->build_dir);
+	char *log = xasprintf("%s/memo-build.log", kb->work_dir);
+	const char *argv[] = { "gcc", "-O2", "-c", "-o", obj, src, NULL };
+	struct spawn_result res;
+
+	unlink(log);
+	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 120 }, &res) ||
+	    res.status) {
+		snprintf(err, errlen, "cannot compile the $(shell) memo %s; see %s", src, log);
+		free(obj);
+		obj = NULL;
+	}
+	free(src);
+	free(log);
+	return obj;
 }
 
 char **resolver_env_parse(const char *text)
@@ -116,7 +154,7 @@ static char *build_resolver(const struct build_ctx *b, const char *source, const
 	char *log = xasprintf("%s/resolver-build.log", b->work_dir);
 	char *inc1 = xasprintf("-I%s/scripts/kconfig", b->src);
 	char *inc2 = xasprintf("-I%s/scripts/include", b->src);
-	char *out = xasprintf("-o%s", exe), *conf = NULL;
+	char *out = xasprintf("-o%s", exe), *conf = NULL, *memo = memo_source(source);
 	const char **argv = NULL;
 	struct spawn_result res;
 	glob_t g;
@@ -131,7 +169,7 @@ static char *build_resolver(const struct build_ctx *b, const char *source, const
 	conf = renamed_conf(b, exe_dir, log, err, errlen);
 	if (!conf)
 		goto out_glob;
-	argv = xcalloc(g.gl_pathc + 9, sizeof(*argv));
+	argv = xcalloc(g.gl_pathc + 10, sizeof(*argv));
 	{
 		size_t k = 0;
 
@@ -142,6 +180,7 @@ static char *build_resolver(const struct build_ctx *b, const char *source, const
 		argv[k++] = inc2;
 		argv[k++] = out;
 		argv[k++] = source;
+		argv[k++] = memo;
 		argv[k++] = conf;
 		for (size_t i = 0; i < g.gl_pathc; i++)
 			if (strcmp(strrchr(g.gl_pathv[i], '/') + 1, "conf.o"))
@@ -164,6 +203,7 @@ out:
 	free(inc2);
 	free(out);
 	free(conf);
+	free(memo);
 	if (!ok) {
 		free(exe);
 		exe = NULL;
@@ -218,6 +258,13 @@ int resolver_kit_open(const struct build_ctx *kb, const char *source, struct res
 	if (!k->env) {
 		snprintf(err, errlen, "'%s' names no Kconfig environment", cmd);
 	} else {
+		/* what the kit's own allnoconfig recorded, before its environment was known */
+		char *first = resolver_kit_first_memo(kb), *memo = memo_path(kb->build_dir, k->env);
+
+		if (path_exists(first) && !path_exists(memo))
+			rename(first, memo);
+		free(first);
+		free(memo);
 		k->exe = xasprintf("%s/kcmpm-resolve", kb->build_dir);
 		if (path_exists(k->exe))
 			rc = 0;
@@ -230,6 +277,11 @@ int resolver_kit_open(const struct build_ctx *kb, const char *source, struct res
 	if (rc)
 		resolver_kit_free(k);
 	return rc;
+}
+
+char *resolver_kit_first_memo(const struct build_ctx *kb)
+{
+	return xasprintf("%s/shell-first.memo", kb->build_dir);
 }
 
 void resolver_kit_free(struct resolver_kit *k)

@@ -40,6 +40,14 @@ int resolver_kit_open(const struct build_ctx *kb, const char *source, struct res
 		      char *err, size_t errlen);
 void resolver_kit_free(struct resolver_kit *k);
 
+/* The memo object (kcmpm_memo.c beside source, compiled into kb->build_dir) that the kit's own
+ * make links into its conf, and the file that conf's parse records into (adopted as the kit's
+ * memo by resolver_kit_open, once the environment that names it is known). Return NULL /
+ * a path the caller frees; NULL with why in err when it does not compile. */
+char *resolver_memo_object(const struct build_ctx *kb, const char *source, char *err,
+			   size_t errlen);
+char *resolver_kit_first_memo(const struct build_ctx *kb);
+
 /* allnoconfig with the kit's conf, for the tree b->src in the config directory b->build_dir:
  * KCONFIG_ALLCONFIG=fragment_path, written to base_path. Returns the config's text (caller
  * frees), or NULL with why in err. */

@@ -37,24 +37,34 @@ TEST(resolver_env_from_auto_conf_cmd)
 	CHECK(resolver_env_parse("deps_config := \\\n\tKconfig\n") == NULL);
 }
 
+/* The resolver's identity names both of its sources: kcmpm_resolve.c and the memo beside it. */
 TEST(resolver_identity_follows_the_source)
 {
-	char path[] = "/tmp/kcmpm-resolver-XXXXXX";
-	int fd = mkstemp(path);
-	char *a, *b, *none;
+	char dir[] = "/tmp/kcmpm-resolver-XXXXXX";
+	char *path, *memo, *a, *b, *c, *none;
 
-	CHECK(fd >= 0);
-	close(fd);
+	CHECK(mkdtemp(dir) != NULL);
+	path = xasprintf("%s/kcmpm_resolve.c", dir);
+	memo = xasprintf("%s/kcmpm_memo.c", dir);
 	write_file_atomic(path, "int main;\n", 10);
+	write_file_atomic(memo, "int memo;\n", 10);
 	a = resolver_identity(path);
 	write_file_atomic(path, "int main2;\n", 11);
 	b = resolver_identity(path);
-	CHECK(a && b && !strncmp(a, "kcmpm-resolve ", 14) && strcmp(a, b));
+	write_file_atomic(memo, "int memo2;\n", 11);
+	c = resolver_identity(path);
+	CHECK(a && b && c && !strncmp(a, "kcmpm-resolve ", 14) && strcmp(a, b) && strcmp(b, c));
+	unlink(memo);
+	CHECK(resolver_identity(path) == NULL);	/* half a resolver */
 	unlink(path);
 	CHECK(resolver_identity(path) == NULL);
 	none = resolver_identity(NULL);
 	CHECK_STR(none, "olddefconfig");
+	rmdir(dir);
+	free(path);
+	free(memo);
 	free(a);
 	free(b);
+	free(c);
 	free(none);
 }

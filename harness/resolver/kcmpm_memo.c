@@ -1,0 +1,230 @@
+/* kcmpm_memo: the $(shell) memo of Kconfig's parses (see kcmpm_resolve.c).
+ *
+ * Linked with -Wl,--wrap=popen,--wrap=pclose into a program made of a tree's Kconfig objects,
+ * it answers their popen (preprocess.c's do_shell, the one caller) from the memo file named in
+ * KCMPM_SHELL_MEMO when it knows the command, and runs and records it otherwise. Two programs
+ * are linked with it: kcmpm-resolve, and the conf that Kbuild links in a Kconfig kit's
+ * directory (the harness passes HOSTLDFLAGS and HOSTLDLIBS to that one make), so the kit's own
+ * first parse fills the memo. Without KCMPM_SHELL_MEMO, popen and pclose are the C library's.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+FILE *__real_popen(const char *command, const char *type);
+int __real_pclose(FILE *stream);
+
+/* What one command printed; do_shell reads at most 4096 bytes, so no more is kept. */
+struct shell_answer {
+	char *command;
+	char *out;
+	size_t len;
+};
+
+enum { SHELL_OUT_MAX = 4096 };
+static const char memo_magic[] = "kcmpm-shell-memo 1\n";
+static struct shell_answer *memo;
+static size_t memo_n, memo_cap;
+static int memo_grew;		/* answers not in the file yet */
+
+static struct shell_answer *memo_find(const char *command)
+{
+	for (size_t i = 0; i < memo_n; i++)
+		if (!strcmp(memo[i].command, command))
+			return &memo[i];
+	return NULL;
+}
+
+static void memo_add(const char *command, size_t cmdlen, const char *out, size_t len)
+{
+	struct shell_answer *a;
+
+	if (memo_n == memo_cap) {
+		memo_cap = memo_cap ? 2 * memo_cap : 1024;
+		memo = realloc(memo, memo_cap * sizeof(*memo));
+		if (!memo) {
+			perror("kcmpm-resolve");
+			exit(1);
+		}
+	}
+	a = &memo[memo_n++];
+	a->command = strndup(command, cmdlen);
+	a->out = malloc(len + 1);
+	if (!a->command || !a->out) {
+		perror("kcmpm-resolve");
+		exit(1);
+	}
+	memcpy(a->out, out, len);
+	a->len = len;
+}
+
+/* Adds the answers of the memo file that are not known yet. The file is entries of
+ * "<command length> <output length>\n<command><output>\n" after a magic line; a file that
+ * does not parse is ignored whole (it only costs the commands being run again). */
+static void memo_merge_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t len = 0, at;
+
+	if (!f)
+		return;
+	for (;;) {
+		char buf[65536];
+		size_t n = fread(buf, 1, sizeof(buf), f);
+		char *grown;
+
+		if (n == 0)
+			break;
+		grown = realloc(text, len + n + 1);
+		if (!grown)
+			break;
+		text = grown;
+		memcpy(text + len, buf, n);
+		len += n;
+	}
+	fclose(f);
+	if (!text || len < strlen(memo_magic) || memcmp(text, memo_magic, strlen(memo_magic))) {
+		free(text);
+		return;
+	}
+	text[len] = 0;
+	for (int pass = 0; pass < 2; pass++) {	/* first check the whole file, then take it */
+		for (at = strlen(memo_magic); at < len;) {
+			char *end;
+			unsigned long cmdlen = strtoul(text + at, &end, 10), outlen;
+
+			if (*end != ' ')
+				goto bad;
+			outlen = strtoul(end + 1, &end, 10);
+			if (*end != '\n' || outlen > SHELL_OUT_MAX ||
+			    (size_t)(end + 1 - text) + cmdlen + outlen + 1 > len ||
+			    end[1 + cmdlen + outlen] != '\n' || memchr(end + 1, 0, cmdlen))
+				goto bad;
+			if (pass == 1) {
+				char *command = strndup(end + 1, cmdlen);
+
+				if (command && !memo_find(command))
+					memo_add(command, cmdlen, end + 1 + cmdlen, outlen);
+				free(command);
+			}
+			at = (size_t)(end + 1 - text) + cmdlen + outlen + 1;
+		}
+	}
+bad:
+	free(text);
+}
+
+/* Writes the memo back at exit, merged with what other processes wrote meanwhile, atomically. */
+static void memo_save(void)
+{
+	const char *path = getenv("KCMPM_SHELL_MEMO");
+	char tmp[4096];
+	FILE *f;
+
+	if (!memo_grew || !path)
+		return;
+	memo_merge_file(path);
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	f = fopen(tmp, "w");
+	if (!f)
+		return;
+	fputs(memo_magic, f);
+	for (size_t i = 0; i < memo_n; i++) {
+		fprintf(f, "%zu %zu\n", strlen(memo[i].command), memo[i].len);
+		fputs(memo[i].command, f);
+		fwrite(memo[i].out, 1, memo[i].len, f);
+		fputc('\n', f);
+	}
+	if (fclose(f) || rename(tmp, path))
+		unlink(tmp);
+}
+
+/* The memo's key of a command: the command, with the tree's path (srctree) written
+ * "$(srctree)". The trees that share a memo are copies of one tree that differ only where a
+ * series patched them, and the harness gives a series that patches what commands run
+ * (scripts/, tools, the top Makefile) a memo of its own; so `$(srctree)/scripts/cc-version.sh
+ * gcc` answers the same in each. Caller frees. */
+static char *memo_key(const char *command)
+{
+	const char *srctree = getenv("srctree"), *at;
+	size_t n = srctree ? strlen(srctree) : 0;
+	size_t len = strlen(command);
+	char *key = malloc(len + (n > 1 ? len / n + 1 : 0) * strlen("$(srctree)") + 1), *out = key;
+
+	if (!key) {
+		perror("kcmpm-resolve");
+		exit(1);
+	}
+	/* only an absolute path is unlikely to appear in a command but as the tree */
+	while (n > 1 && srctree[0] == '/' && (at = strstr(command, srctree))) {
+		memcpy(out, command, (size_t)(at - command));
+		out += at - command;
+		out += sprintf(out, "$(srctree)");
+		command = at + n;
+	}
+	strcpy(out, command);
+	return key;
+}
+
+static unsigned long memo_answered, memo_run;
+
+/* What the command printed (its first SHELL_OUT_MAX bytes), run now and recorded under key;
+ * NULL when it could not be started. */
+static struct shell_answer *run_command(const char *command, const char *key)
+{
+	FILE *p = __real_popen(command, "r");
+	char out[SHELL_OUT_MAX];
+	size_t len;
+
+	if (!p)
+		return NULL;
+	len = fread(out, 1, sizeof(out), p);
+	while (getc(p) != EOF)
+		;	/* the rest unread, as do_shell leaves it, but let the command finish */
+	__real_pclose(p);
+	memo_add(key, strlen(key), out, len);
+	memo_grew = 1;
+	memo_run++;
+	return &memo[memo_n - 1];
+}
+
+/* How much the memo saved, on stderr (the harness keeps it in the run's log). */
+void kcmpm_memo_report(void)
+{
+	fprintf(stderr, "kcmpm-resolve: $(shell) memo: %lu answered, %lu run\n", memo_answered,
+		memo_run);
+}
+
+FILE *__wrap_popen(const char *command, const char *type)
+{
+	static int loaded;
+	struct shell_answer *a;
+	char *key;
+
+	if (!getenv("KCMPM_SHELL_MEMO") || strcmp(type, "r"))
+		return __real_popen(command, type);
+	if (!loaded) {
+		loaded = 1;
+		memo_merge_file(getenv("KCMPM_SHELL_MEMO"));
+		atexit(memo_save);
+	}
+	key = memo_key(command);
+	a = memo_find(key);
+	if (a)
+		memo_answered++;
+	else
+		a = run_command(command, key);
+	free(key);
+	return a ? fmemopen(a->out, a->len, "r") : NULL;
+}
+
+int __wrap_pclose(FILE *stream)
+{
+	if (!getenv("KCMPM_SHELL_MEMO"))
+		return __real_pclose(stream);
+	return fclose(stream) ? -1 : 0;	/* do_shell only tells -1 from the rest */
+}
+
