@@ -195,23 +195,26 @@ int build_kit_prepare(const struct build_ctx *kb, const char *key, struct resolv
 	}
 	if (ensure_dirs(kb, err, errlen) == 0 && !resolver_ready(kb)) {
 		char why[600], *memo = resolver_memo_object(kb, kb->resolver_src, why, sizeof(why));
-		char *first = resolver_kit_first_memo(kb);
+		char *extra[5];
+		int n = 0;
+
+		extra[n++] = xasprintf("KCONFIG_CONFIG=%s/kit.config", kb->work_dir);
 		/* Kbuild links its conf here with the memo (HOSTLDFLAGS and HOSTLDLIBS are its
 		 * knobs for host programs), so this parse's probes are the kit's first answers;
 		 * a memo that does not compile leaves it the plain conf */
-		char *extra[] = { xasprintf("KCONFIG_CONFIG=%s/kit.config", kb->work_dir),
-				  memo ? xstrdup("HOSTLDFLAGS=-Wl,--wrap=popen,--wrap=pclose") : NULL,
-				  memo ? xasprintf("HOSTLDLIBS=%s", memo) : NULL,
-				  memo ? xasprintf("KCMPM_SHELL_MEMO=%s", first) : NULL,
-				  xstrdup("allnoconfig") };
+		if (memo) {
+			char *first = resolver_kit_first_memo(kb);
 
-		if (!memo) {
+			extra[n++] = xstrdup("HOSTLDFLAGS=-Wl,--wrap=popen,--wrap=pclose");
+			extra[n++] = xasprintf("HOSTLDLIBS=%s", memo);
+			extra[n++] = xasprintf("KCMPM_SHELL_MEMO=%s", first);
+			free(first);
+		} else {
 			warn("%s; the Kconfig kit's first parse runs every probe", why);
-			extra[1] = extra[4];
 		}
-		run_config(kb, memo ? 5 : 2, extra, err, errlen);
+		extra[n++] = xstrdup("allnoconfig");
+		run_config(kb, n, extra, err, errlen);
 		free(memo);
-		free(first);
 	}
 	if (resolver_ready(kb) && resolver_kit_open(kb, kb->resolver_src, k, err, errlen) == 0 &&
 	    write_file_atomic(key_path, key, strlen(key)) == 0)

@@ -210,10 +210,9 @@ static void prepare_arch(const struct preflight_req *r, const struct arch *a,
 	char *cc = xasprintf("%sgcc", a->cross_compile), *log = xasprintf("%s/version.log", dir);
 	const char *cc_argv[] = { cc, "--version", NULL };
 	const char *qemu_argv[] = { a->qemu[0], "--version", NULL };
+	const char *build[] = { "", o->make, NULL }, *boot[] = { "", o->qemu ? o->qemu : "", NULL };
 	char why[2048], *cc_version = NULL, *qemu_version = NULL, *cpio, *pkgs;
 	size_t len;
-
-	const char *build[] = { "", o->make, NULL }, *boot[] = { "", o->qemu ? o->qemu : "", NULL };
 
 	if (mkdir_p(dir) == 0)
 		cc_version = spawn_first_line(cc_argv, log);

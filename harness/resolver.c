@@ -225,25 +225,28 @@ static char *memo_path(const char *dir, char *const *env)
 	return xasprintf("%s/shell-%s.memo", dir, hex);
 }
 
-/* env for a parse of the tree src: srctree set to it, and the memo of memo_dir (if any)
- * named in KCMPM_SHELL_MEMO. */
-static char **env_for(char *const *env, const char *src, const char *memo_dir)
+/* env for a parse of the tree src: srctree set to it, the memo of memo_dir (if any) named in
+ * KCMPM_SHELL_MEMO, then the n_extra entries of extra (the caller's, now the result's). */
+static char **env_for(char *const *env, const char *src, const char *memo_dir, char **extra,
+		      int n_extra)
 {
-	size_t n = 0;
+	size_t n = 0, k;
 	char **out;
 
 	while (env[n])
 		n++;
-	out = xcalloc(n + 2, sizeof(*out));
-	for (size_t i = 0; i < n; i++)
-		out[i] = strncmp(env[i], "srctree=", 8) ? xstrdup(env[i])
+	out = xcalloc(n + 2 + (size_t)n_extra, sizeof(*out));
+	for (k = 0; k < n; k++)
+		out[k] = strncmp(env[k], "srctree=", 8) ? xstrdup(env[k])
 							: xasprintf("srctree=%s", src);
 	if (memo_dir) {
 		char *memo = memo_path(memo_dir, env);
 
-		out[n] = xasprintf("KCMPM_SHELL_MEMO=%s", memo);
+		out[k++] = xasprintf("KCMPM_SHELL_MEMO=%s", memo);
 		free(memo);
 	}
+	for (int i = 0; i < n_extra; i++)
+		out[k++] = extra[i];
 	return out;
 }
 
@@ -266,11 +269,11 @@ int resolver_kit_open(const struct build_ctx *kb, const char *source, struct res
 		free(first);
 		free(memo);
 		k->exe = xasprintf("%s/kcmpm-resolve", kb->build_dir);
-		if (path_exists(k->exe))
-			rc = 0;
-		else if ((free(k->exe), k->exe = build_resolver(kb, source, kb->build_dir, err,
-							       errlen)))
-			rc = 0;
+		if (!path_exists(k->exe)) {
+			free(k->exe);
+			k->exe = build_resolver(kb, source, kb->build_dir, err, errlen);
+		}
+		rc = k->exe ? 0 : -1;
 	}
 	free(cmd);
 	free(text);
@@ -295,18 +298,13 @@ void resolver_kit_free(struct resolver_kit *k)
 char *resolver_kit_base(const struct resolver_kit *k, const struct build_ctx *b,
 			const char *fragment_path, const char *base_path, char *err, size_t errlen)
 {
-	char **env = env_for(k->env, b->src, k->dir);
+	char *files[] = { xasprintf("KCONFIG_ALLCONFIG=%s", fragment_path),
+			  xasprintf("KCONFIG_CONFIG=%s", base_path) };
+	char **env = env_for(k->env, b->src, k->dir, files, 2);
 	char *log = xasprintf("%s/kconfig.log", b->work_dir), *text = NULL;
 	const char *argv[] = { k->exe, "--conf", "--allnoconfig", "Kconfig", NULL };
 	struct spawn_result res;
-	size_t n = 0;
 
-	while (env[n])
-		n++;
-	env = xrealloc(env, (n + 3) * sizeof(*env));
-	env[n] = xasprintf("KCONFIG_ALLCONFIG=%s", fragment_path);
-	env[n + 1] = xasprintf("KCONFIG_CONFIG=%s", base_path);
-	env[n + 2] = NULL;
 	unlink(log);
 	unlink(base_path);
 	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 600,
@@ -392,7 +390,7 @@ int resolver_run(const struct build_ctx *b, const char *source, struct build_res
 	int rc = -1;
 
 	if (b->kit) {
-		env = env_for(b->kit->env, b->src, b->kit->dir);
+		env = env_for(b->kit->env, b->src, b->kit->dir, NULL, 0);
 		exe = xstrdup(b->kit->exe);
 	} else {
 		text = read_file(cmd, NULL);
@@ -416,7 +414,7 @@ int resolver_serve(const struct build_ctx *b, const char *source, const char *me
 {
 	char *cmd = auto_conf_cmd(b), *text = read_file(cmd, NULL), *exe = NULL;
 	char **parsed = text ? resolver_env_parse(text) : NULL;
-	char **env = parsed ? env_for(parsed, b->src, memo_dir) : NULL;
+	char **env = parsed ? env_for(parsed, b->src, memo_dir, NULL, 0) : NULL;
 	char *log = xasprintf("%s/syncconfig.log", b->work_dir);
 	int rc = -1;
 

@@ -87,6 +87,24 @@ static struct group group_of(const struct run_opts *o, const struct matrix *m,
 			       .variant = v, .arch = a, .tools = arch_tools };
 }
 
+/* The (variant, arch) pairs of the tree's groups: those with cells and a variant tree, as
+ * group[k] = { v, a }. Variant-major, so the first of them are one per arch (the config forks
+ * then start each making its arch's kit, rather than two of one arch where the second would
+ * wait for the first's). Returns how many. */
+static int group_pairs(const struct matrix *m, const struct plan *p,
+		       const struct variant_tree *vts, int (*group)[2])
+{
+	int n = 0;
+
+	for (int v = 0; v < m->nvariant; v++)
+		for (int a = 0; a < m->narch; a++)
+			if (plan_has_cells(p, v, a) && vts[v].path) {
+				group[n][0] = v;
+				group[n++][1] = a;
+			}
+	return n;
+}
+
 static char *cell_dir(const struct group *g, const struct cell *c)
 {
 	char *rel = plan_cell_path(g->m, c);
@@ -930,7 +948,7 @@ static void prefetch_configs(const struct run_opts *o, const struct matrix *m,
 			     char (*exists)[MAX_SYMBOLS], const struct arch_tools *tools,
 			     struct progress *pg)
 {
-	int group[m->nvariant * m->narch][2], n = 0;
+	int group[m->nvariant * m->narch][2], n;
 	struct prefetch pf = { .o = o, .m = m, .t = t, .p = p, .vts = vts, .exists = exists,
 			       .tools = tools, .group = group };
 	const char *name = m->tree[p->cell[0].tree].name;
@@ -938,14 +956,7 @@ static void prefetch_configs(const struct run_opts *o, const struct matrix *m,
 
 	if (!t->identity || o->force == FORCE_ALL || !o->resolver_src)
 		return;
-	/* variant-major: the first forks are one per arch, each making its arch's kit, rather
-	 * than two of one arch where the second would wait for the first's */
-	for (int v = 0; v < m->nvariant; v++)
-		for (int a = 0; a < m->narch; a++)
-			if (plan_has_cells(p, v, a) && vts[v].path) {
-				group[n][0] = v;
-				group[n++][1] = a;
-			}
+	n = group_pairs(m, p, vts, group);
 	if (n < 2)
 		return;
 	{
@@ -965,15 +976,16 @@ static void remove_kits(const struct run_opts *o, const struct matrix *m, const 
 			struct plan *p, const struct variant_tree *vts,
 			char (*exists)[MAX_SYMBOLS], const struct arch_tools *tools)
 {
-	for (int v = 0; v < m->nvariant; v++)
-		for (int a = 0; a < m->narch; a++)
-			if (plan_has_cells(p, v, a) && vts[v].path) {
-				struct group g = group_of(o, m, t, vts, exists, &tools[a], v, a);
-				char *dir = kit_dir(&g);
+	int group[m->nvariant * m->narch][2], n = group_pairs(m, p, vts, group);
 
-				remove_tree(dir);
-				free(dir);
-			}
+	for (int k = 0; k < n; k++) {
+		int v = group[k][0], a = group[k][1];
+		struct group g = group_of(o, m, t, vts, exists, &tools[a], v, a);
+		char *dir = kit_dir(&g);
+
+		remove_tree(dir);
+		free(dir);
+	}
 }
 
 /* Every cell of one tree (p holds only those): each variant's tree (the series rebased for this
