@@ -171,6 +171,38 @@ static char *memo_key(const char *command)
 
 static unsigned long memo_answered, memo_run;
 
+/* The streams __wrap_popen answered from the memo (fmemopen): only those are closed here;
+ * any other is a real pipe, the C library's to close and wait for. do_shell has one open at
+ * a time. */
+static FILE **answers;
+static size_t n_answers, answers_cap;
+
+static FILE *remember_answer(FILE *f)
+{
+	if (f && n_answers == answers_cap) {
+		answers_cap = answers_cap ? 2 * answers_cap : 8;
+		answers = realloc(answers, answers_cap * sizeof(*answers));
+		if (!answers) {
+			perror("kcmpm-resolve");
+			exit(1);
+		}
+	}
+	if (f)
+		answers[n_answers++] = f;
+	return f;
+}
+
+/* Forgets f if it is an answer; returns whether it was. */
+static int forget_answer(FILE *f)
+{
+	for (size_t i = 0; i < n_answers; i++)
+		if (answers[i] == f) {
+			answers[i] = answers[--n_answers];
+			return 1;
+		}
+	return 0;
+}
+
 /* What the command printed (its first SHELL_OUT_MAX bytes), run now and recorded under key;
  * NULL when it could not be started. */
 static struct shell_answer *run_command(const char *command, const char *key)
@@ -218,12 +250,12 @@ FILE *__wrap_popen(const char *command, const char *type)
 	else
 		a = run_command(command, key);
 	free(key);
-	return a ? fmemopen(a->out, a->len, "r") : NULL;
+	return a ? remember_answer(fmemopen(a->out, a->len, "r")) : NULL;
 }
 
 int __wrap_pclose(FILE *stream)
 {
-	if (!getenv("KCMPM_SHELL_MEMO"))
+	if (!forget_answer(stream))
 		return __real_pclose(stream);
 	return fclose(stream) ? -1 : 0;	/* do_shell only tells -1 from the rest */
 }
