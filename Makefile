@@ -4,6 +4,8 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes -Werror
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# Each arch's kernels build in a thread of their own (harness/run.c).
+THREADS := -pthread
 
 HARNESS_SRC := $(filter-out harness/main.c,$(wildcard harness/*.c))
 HARNESS_HDR := $(wildcard harness/*.h)
@@ -55,20 +57,20 @@ all: $(BUILD)/kcmp-matrix
 
 $(BUILD)/kcmp-matrix: harness/main.c $(HARNESS_SRC) $(HARNESS_HDR)
 	@mkdir -p $(BUILD)
-	$(CC) $(WARN) $(CFLAGS) -o $@ harness/main.c $(HARNESS_SRC)
+	$(CC) $(WARN) $(THREADS) $(CFLAGS) -o $@ harness/main.c $(HARNESS_SRC)
 
 # The same harness with AddressSanitizer and UBSan, for the tests.
 $(BUILD)/kcmp-matrix-san: harness/main.c $(HARNESS_SRC) $(HARNESS_HDR)
 	@mkdir -p $(BUILD)
-	$(CC) $(WARN) -O1 -g $(SAN) -o $@ harness/main.c $(HARNESS_SRC)
+	$(CC) $(WARN) $(THREADS) -O1 -g $(SAN) -o $@ harness/main.c $(HARNESS_SRC)
 
 $(BUILD)/unit-tests: tests/unit/*.c tests/unit/*.h $(HARNESS_SRC) $(HARNESS_HDR)
 	@mkdir -p $(BUILD)
-	$(CC) $(WARN) -O1 -g $(SAN) -iquote harness -o $@ tests/unit/*.c $(HARNESS_SRC)
+	$(CC) $(WARN) $(THREADS) -O1 -g $(SAN) -iquote harness -o $@ tests/unit/*.c $(HARNESS_SRC)
 
 $(BUILD)/e2e-tests: tests/e2e/*.c tests/unit/check.c tests/unit/check.h $(HARNESS_SRC) $(HARNESS_HDR)
 	@mkdir -p $(BUILD)
-	$(CC) $(WARN) -O1 -g $(SAN) -iquote harness -iquote tests/unit -o $@ tests/e2e/*.c tests/unit/check.c $(HARNESS_SRC)
+	$(CC) $(WARN) $(THREADS) -O1 -g $(SAN) -iquote harness -iquote tests/unit -o $@ tests/e2e/*.c tests/unit/check.c $(HARNESS_SRC)
 
 deps:
 	@TREES='$(TREES)' QUESTION_DIR='$(if $(QUESTION),questions/$(QUESTION),matrix)' scripts/ensure-deps

@@ -1,6 +1,7 @@
 /* build: see build.h. */
 #define _GNU_SOURCE
 #include "build.h"
+#include "jobserver.h"
 #include "kconfig.h"
 #include "resolver.h"
 #include "spawn.h"
@@ -9,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,7 +353,9 @@ static char *building_mark(const char *build_dir)
 }
 
 /* nftw has no argument for its callback: the walk's root, the mark's time, the count and the
- * first failure live here, for the one walk build_recover_interrupted makes at a time. */
+ * first failure live here, for the one walk build_recover_interrupted makes at a time (the
+ * lock: each arch's thread may recover its own build directory). */
+static pthread_mutex_t recover_lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *recover_root;
 static struct timespec recover_since;
 static int recover_removed, recover_errno;
@@ -385,20 +389,24 @@ int build_recover_interrupted(const char *build_dir)
 {
 	char *mark = building_mark(build_dir);
 	struct stat st;
-	int rc;
+	int rc, e;
 
 	if (lstat(mark, &st)) {
 		free(mark);
 		return errno == ENOENT ? 0 : -1;
 	}
+	pthread_mutex_lock(&recover_lock);
 	recover_root = build_dir;
 	recover_since = st.st_mtim;
 	recover_removed = recover_errno = 0;
 	rc = nftw(build_dir, remove_if_recent, 32, FTW_PHYS | FTW_ACTIONRETVAL); /* the mark too */
+	rc = rc || recover_errno ? -1 : recover_removed;
+	e = recover_errno;
+	pthread_mutex_unlock(&recover_lock);
 	free(mark);
-	if (recover_errno)
-		errno = recover_errno;
-	return rc || recover_errno ? -1 : recover_removed;
+	if (e)
+		errno = e;
+	return rc;
 }
 
 /* build_recover_interrupted, said out loud. Returns 0, or -1 with errno set. */
@@ -423,19 +431,23 @@ static int config_has_modules(const char *path)
 	return yes;
 }
 
-/* The -j, timestamp and target words of a kernel build (with "modules" when the config has
- * them, so an m symbol is really built as a module); free each. Returns how many. */
-static int kernel_words(const struct build_ctx *b, const char *tag, int modules, char *words[6])
+/* The -j (unless jobs come from a jobserver: a -j on make's command line would make it ignore
+ * MAKEFLAGS' one), timestamp and target words of a kernel build (with "modules" when the
+ * config has them, so an m symbol is really built as a module); free each. Returns how many. */
+static int kernel_words(const struct build_ctx *b, const char *tag, int modules, int own_jobs,
+			char *words[6])
 {
-	words[0] = xasprintf("-j%d", b->jobs);
-	words[1] = xasprintf("KBUILD_BUILD_TIMESTAMP=kcmpm-%s", tag);
-	words[2] = xstrdup("KBUILD_BUILD_USER=kcmp-matrix");
-	words[3] = xstrdup("KBUILD_BUILD_HOST=kcmp-matrix");
-	words[4] = xstrdup(b->arch->make_target);
-	if (!modules)
-		return 5;
-	words[5] = xstrdup("modules");
-	return 6;
+	int n = 0;
+
+	if (own_jobs)
+		words[n++] = xasprintf("-j%d", b->jobs);
+	words[n++] = xasprintf("KBUILD_BUILD_TIMESTAMP=kcmpm-%s", tag);
+	words[n++] = xstrdup("KBUILD_BUILD_USER=kcmp-matrix");
+	words[n++] = xstrdup("KBUILD_BUILD_HOST=kcmp-matrix");
+	words[n++] = xstrdup(b->arch->make_target);
+	if (modules)
+		words[n++] = xstrdup("modules");
+	return n;
 }
 
 /* The modules this build made: modules.order (which Kbuild writes anew for every build, so a
@@ -490,7 +502,7 @@ char *build_reproducer(const struct build_ctx *b, const char *tag, int modules,
 	int nword;
 
 	there.build_dir = (char *)out_dir;
-	nword = kernel_words(b, tag, modules, kernel);
+	nword = kernel_words(b, tag, modules, 1, kernel);
 	make_args(&there, argv, own, 1, config);
 	lines[0] = spawn_format_argv(argv);
 	free_args(own);
@@ -502,6 +514,34 @@ char *build_reproducer(const struct build_ctx *b, const char *tag, int modules,
 	free(lines[0]);
 	free(lines[1]);
 	return text;
+}
+
+/* Runs a kernel's make: alone with its own -j, or as a client of b->jobserver in a slot taken
+ * for it (jobserver.h). Returns 0 when it ran, or -1 with why in err. */
+static int run_make_in_slot(const struct build_ctx *b, const char *const *argv,
+			    const char *log_path, struct spawn_result *res, char *err,
+			    size_t errlen)
+{
+	struct spawn_req req = { .argv = argv, .log_path = log_path, .timeout = b->timeout };
+	const char *env[] = { b->jobserver ? b->jobserver->makeflags : NULL, NULL };
+	int rc;
+
+	if (b->jobserver) {
+		req.env = env;
+		req.pass_fds = b->jobserver->fd;
+		req.npass_fds = 2;
+		if (jobserver_take(b->jobserver)) {
+			snprintf(err, errlen, "cannot take a job slot from the jobserver's pipe: %s",
+				 strerror(errno));
+			return -1;
+		}
+	}
+	rc = spawn_run(&req, res);
+	if (rc)
+		make_cannot_run(b, err, errlen);
+	if (b->jobserver)
+		jobserver_give(b->jobserver);
+	return rc;
 }
 
 int build_kernel(const struct build_ctx *b, const char *config_path, const char *tag,
@@ -517,7 +557,8 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 
 	*out = (struct build_outcome){ 0 };
 	err[0] = 0;
-	make_args(b, argv, own, kernel_words(b, tag, config_has_modules(config_path), extra), extra);
+	make_args(b, argv, own, kernel_words(b, tag, config_has_modules(config_path),
+					     b->jobserver == NULL, extra), extra);
 	unlink(log_path);
 	if (ensure_dirs(b, err, errlen) || recover_build_dir(b) || install_config(b, config_path)) {
 		if (!*err)
@@ -544,9 +585,7 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 			warn("%s: the in-process syncconfig did not sync (%s); Kbuild syncs it",
 			     b->build_dir, why);
 	}
-	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log_path,
-					   .timeout = b->timeout }, &res)) {
-		make_cannot_run(b, err, errlen);
+	if (run_make_in_slot(b, argv, log_path, &res, err, errlen)) {
 		rc = -1;
 		goto out;
 	}

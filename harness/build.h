@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 struct resolver_kit;
+struct jobserver;
 
 struct build_ctx {
 	const char *src;	/* the source tree (a variant's tree) */
@@ -24,6 +25,8 @@ struct build_ctx {
 	double timeout;		/* seconds a kernel build may take; 0: no limit */
 	const char *cc_wrapper;	/* ccache, distcc...: CC="<wrapper> <cross>gcc"; NULL: none */
 	int jobs;
+	struct jobserver *jobserver;	/* the kernel builds' make takes its jobs from this pool
+					 * (jobserver.h), shared with other builds; NULL: -j jobs */
 	const char *resolver_src; /* kcmpm_resolve.c: resolve configs in one process (resolver.h);
 				   * NULL: one `make olddefconfig` per config */
 	const struct resolver_kit *kit;	/* the Kconfig kit its base and configs are made with

@@ -10,7 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Entries found corrupt and thrown away in this process (see cache_discarded). */
+/* Entries found corrupt and thrown away in this process (see cache_discarded); counted by
+ * both arches' threads, atomically. */
 static int discarded;
 
 static char *entry_dir(const char *cache_dir, const char *kind, const char *key)
@@ -104,7 +105,7 @@ int cache_complete(const char *cache_dir, const char *kind, const char *key)
 		     "missing): thrown away and made again", dir);
 		remove_tree(dir);
 		mkdir_p(dir);	/* empty, so paths a caller made in it stay valid: a miss */
-		discarded++;
+		__atomic_add_fetch(&discarded, 1, __ATOMIC_RELAXED);
 	}
 out:
 	free(now);
@@ -128,7 +129,7 @@ int cache_finish(const char *cache_dir, const char *kind, const char *key)
 
 int cache_discarded(void)
 {
-	return discarded;
+	return __atomic_load_n(&discarded, __ATOMIC_RELAXED);
 }
 
 void cache_key(char out[17], const char *const *parts)

@@ -58,7 +58,9 @@ static const char usage[] =
 	"  --resolve-with HOW  in-process: resolve each group's configs in one process with the\n"
 	"                      tree's own Kconfig code (default); olddefconfig: one make\n"
 	"                      olddefconfig per config (slow; the reference it must equal)\n"
-	"  -j, --jobs N        make -j (default: number of CPUs)\n"
+	"  -j, --jobs N        compile jobs (and boots) at once, shared by both arches' builds\n"
+	"                      through one make jobserver (default: number of CPUs)\n"
+	"  --arch-by-arch      build one arch's kernels after the other's, not both at once\n"
 	"  --boot-timeout S    seconds per boot, overriding matrix/arches.conf\n"
 	"  --build-timeout S   seconds per kernel build, overriding matrix/arches.conf\n"
 	"  --boot-retries N    boot again after a TIMEOUT or BOOT_FAIL, up to N times (default 1;\n"
@@ -154,7 +156,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 	enum { O_ARCH = 256, O_VARIANTS, O_ONLY, O_KSRC, O_TREES, O_CACHE, O_RESULTS, O_MATRIX,
 	       O_PATCHES, O_GUEST, O_TIMEOUT, O_BUILD_TIMEOUT, O_BOOT_RETRIES, O_MAKE, O_QEMU,
 	       O_FORCE, O_SHARD, O_PREVIOUS, O_SINGLE, O_SHELL, O_BUSYBOX, O_CC_WRAPPER,
-	       O_CONFIG_ONLY, O_RESOLVE_WITH };
+	       O_CONFIG_ONLY, O_RESOLVE_WITH, O_ARCH_BY_ARCH };
 	static const struct option longopts[] = {
 		{ "arch", required_argument, NULL, O_ARCH },
 		{ "variants", required_argument, NULL, O_VARIANTS },
@@ -181,6 +183,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "cc-wrapper", required_argument, NULL, O_CC_WRAPPER },
 		{ "config-only", no_argument, NULL, O_CONFIG_ONLY },
 		{ "resolve-with", required_argument, NULL, O_RESOLVE_WITH },
+		{ "arch-by-arch", no_argument, NULL, O_ARCH_BY_ARCH },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -222,6 +225,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case O_CC_WRAPPER: o->run.cc_wrapper = *optarg ? optarg : NULL; break;
 		case O_CONFIG_ONLY: o->run.config_only = 1; break;
 		case O_RESOLVE_WITH: resolve_with(optarg, &o->run); break;
+		case O_ARCH_BY_ARCH: o->run.arch_by_arch = 1; break;
 		case 'h': fputs(usage, stdout); exit(0);
 		default: fputs(usage, stderr); exit(EXIT_HARNESS);
 		}

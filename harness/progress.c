@@ -16,6 +16,7 @@ void progress_init(struct progress *pg, FILE *out, int total, int live)
 	if (live < 0)
 		live = isatty(fileno(out)) && term && *term && strcmp(term, "dumb");
 	*pg = (struct progress){ .out = out, .live = live, .total = total, .start = now_seconds() };
+	pthread_mutex_init(&pg->lock, NULL);
 }
 
 static void clock_text(double seconds, char *buf, size_t len)
@@ -57,40 +58,51 @@ void progress_doing(struct progress *pg, const char *fmt, ...)
 {
 	va_list ap;
 
+	pthread_mutex_lock(&pg->lock);
 	va_start(ap, fmt);
 	vsnprintf(pg->doing, sizeof(pg->doing), fmt, ap);
 	va_end(ap);
 	if (pg->live) {
 		status_line(pg);
-		return;
+	} else {
+		timestamp(pg);
+		fprintf(pg->out, "%s\n", pg->doing);
 	}
-	timestamp(pg);
-	fprintf(pg->out, "%s\n", pg->doing);
+	pthread_mutex_unlock(&pg->lock);
 }
 
-void progress_line(struct progress *pg, int cell, const char *fmt, ...)
+int progress_line(struct progress *pg, int cell, const char *fmt, ...)
 {
 	va_list ap;
+	int done;
 
+	pthread_mutex_lock(&pg->lock);
 	pg->done += cell;
+	done = pg->done;
 	if (pg->live)
 		fputs("\r\033[K", pg->out);
 	else
 		timestamp(pg);
+	if (cell)
+		fprintf(pg->out, "[%3d/%d] ", pg->done, pg->total);
 	va_start(ap, fmt);
 	vfprintf(pg->out, fmt, ap);
 	va_end(ap);
 	fputc('\n', pg->out);
 	if (pg->live)
 		status_line(pg);
+	pthread_mutex_unlock(&pg->lock);
+	return done;
 }
 
 void progress_tick(void *arg)
 {
 	struct progress *pg = arg;
 
+	pthread_mutex_lock(&pg->lock);
 	if (pg->live)
 		status_line(pg);
+	pthread_mutex_unlock(&pg->lock);
 }
 
 void progress_end(struct progress *pg)
@@ -98,4 +110,5 @@ void progress_end(struct progress *pg)
 	if (pg->live)
 		fputs("\r\033[K", pg->out);
 	fflush(pg->out);
+	pthread_mutex_destroy(&pg->lock);
 }

@@ -11,9 +11,12 @@
 #ifndef KCMPM_PROGRESS_H
 #define KCMPM_PROGRESS_H
 
+#include <pthread.h>
 #include <stdio.h>
 
+/* Both arches' threads (run.c) report through one progress: each call holds its lock. */
 struct progress {
+	pthread_mutex_t lock;
 	FILE *out;
 	int live;		/* redraw a status line (a terminal) */
 	int total, done;
@@ -26,12 +29,13 @@ void progress_init(struct progress *pg, FILE *out, int total, int live);
 /* Something starts (a build, a boot): a timestamped line in a log, the status line live. */
 void progress_doing(struct progress *pg, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* A line to keep (a finished cell, a note); counts a cell when cell is 1. */
-void progress_line(struct progress *pg, int cell, const char *fmt, ...)
+/* A line to keep (a finished cell, a note). When cell is 1 it counts a finished cell and
+ * starts with "[k/N] ", k that cell's number. Returns how many cells are done. */
+int progress_line(struct progress *pg, int cell, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Redraws the status line with the current elapsed time (live only; called while waiting). */
 void progress_tick(void *pg);
-/* Clears the status line. */
+/* Clears the status line (and frees the lock). */
 void progress_end(struct progress *pg);
 
 #endif

@@ -5,6 +5,7 @@
 #include "build.h"
 #include "build_dirs.h"
 #include "cache.h"
+#include "jobserver.h"
 #include "judge.h"
 #include "kconfig.h"
 #include "preflight.h"
@@ -17,6 +18,7 @@
 #include "worktree.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,14 +142,14 @@ static void cell_done(struct group *g, const struct cell *c)
 {
 	char *combo = plan_combo_name(g->m, c->combo);
 	struct progress *pg = g->pg;
+	int done = progress_line(pg, 1, "%s %-7s %s %s  build %s%.1fs boot %s%.1fs  %s%s%s",
+				 g->m->tree[c->tree].name, g->m->arch[c->arch].name,
+				 g->m->variant[c->variant].name, combo,
+				 c->kernel_cached ? "cached " : "", c->build_seconds,
+				 c->boot_cached ? "cached " : "", c->boot_seconds,
+				 cell_status_name(c->status), c->reason[0] ? ": " : "", c->reason);
 
-	progress_line(pg, 1, "[%3d/%d] %s %-7s %s %s  build %s%.1fs boot %s%.1fs  %s%s%s",
-		      pg->done + 1, pg->total, g->m->tree[c->tree].name, g->m->arch[c->arch].name,
-		      g->m->variant[c->variant].name, combo,
-		      c->kernel_cached ? "cached " : "", c->build_seconds,
-		      c->boot_cached ? "cached " : "", c->boot_seconds, cell_status_name(c->status),
-		      c->reason[0] ? ": " : "", c->reason);
-	note_how_far(pg->done, pg->total);
+	note_how_far(done, pg->total);
 	free(combo);
 }
 
@@ -360,6 +362,26 @@ static void write_log_tail(const char *log_path, const char *out_path, int lines
 	free(log);
 }
 
+/* A boot keeps a core busy while it runs (QEMU's TCG), so it runs in a job slot of the
+ * builds' jobserver, like a make: a boot beside the other arch's compile jobs neither slows
+ * them nor runs slow itself, which its time limit would count against it. */
+static int boot_in_slot(struct group *g, const struct boot_req *req, struct boot_outcome *out,
+			char *err, size_t errlen)
+{
+	struct jobserver *js = g->ab ? g->ab->b.jobserver : NULL;
+	int rc;
+
+	if (js && jobserver_take(js)) {
+		snprintf(err, errlen, "cannot take a job slot from the jobserver's pipe: %s",
+			 strerror(errno));
+		return -1;
+	}
+	rc = boot_run(req, out, err, errlen);
+	if (js)
+		jobserver_give(js);
+	return rc;
+}
+
 /* The console log of a boot, from the cache when this kernel, initramfs, QEMU and command line
  * booted before; otherwise from a real boot, which is then cached. */
 static int boot_or_reuse(struct group *g, struct cell *c, const struct boot_req *req, int fresh,
@@ -395,7 +417,7 @@ static int boot_or_reuse(struct group *g, struct cell *c, const struct boot_req 
 		progress_doing(g->pg, "booting %s %s %s", g->m->arch[c->arch].name,
 			       g->m->variant[c->variant].name, combo);
 		free(combo);
-		rc = boot_run(req, out, err, errlen);
+		rc = boot_in_slot(g, req, out, err, errlen);
 		if (rc == 0 && g->cache.store) {
 			char *cached = cache_file(g->o->cache_dir, "boots", key, "serial.log");
 			char *text = xasprintf("%d %d %.3f\n", out->status, out->timed_out,
@@ -511,7 +533,7 @@ static void keep_failed_attempt(struct group *g, struct cell *c, const char *log
 
 	if (rename(log_path, kept))
 		warn("cannot keep '%s' as '%s':", log_path, kept);
-	progress_line(g->pg, 1, "%s %s: boot attempt %d was %s (%s); booting again",
+	progress_line(g->pg, 0, "%s %s: boot attempt %d was %s (%s); booting again",
 		      g->m->arch[c->arch].name, g->m->variant[c->variant].name, n,
 		      cell_status_name(c->status), c->reason);
 	free(kept);
@@ -841,45 +863,67 @@ static char **variant_files(const struct matrix *m, char *const *series_dir)
 	return all;
 }
 
+/* One arch's share of a tree's run: what run_arch needs, and how it ended. */
+struct arch_run {
+	const struct run_opts *o;
+	const struct matrix *m;
+	const struct tree *t;
+	struct plan *p;
+	int a;
+	const struct variant_tree *vts;
+	char (*exists)[MAX_SYMBOLS];
+	char *const *series_dir;
+	const struct arch_tools *tools;
+	struct progress *pg;
+	struct jobserver *jobserver;	/* shared with the other arches' builds and boots */
+	pthread_t thread;
+	int rc;
+	char err[1024];
+};
+
 /* Every cell of one arch: each variant's configs, then all the arch's distinct kernels in one
  * order through one worktree and the arch's build directories (build_dirs.h), each booted as
- * soon as it is built. */
-static int run_arch(const struct run_opts *o, const struct matrix *m, const struct tree *t,
-		    struct plan *p, int a, const struct variant_tree *vts, char (*exists)[MAX_SYMBOLS],
-		    char *const *series_dir, const struct arch_tools *tools, struct progress *pg,
-		    char *err, size_t errlen)
+ * soon as it is built. Touches nothing another arch's run_arch touches but the plan's cells of
+ * other arches (never), the progress (locked) and the cache (entries keyed by arch, written
+ * atomically), so run_tree runs the arches in threads at once. */
+static int run_arch(struct arch_run *r)
 {
+	const struct run_opts *o = r->o;
+	const struct matrix *m = r->m;
+	int a = r->a;
 	struct group groups[m->nvariant];
 	struct arch_build ab = { 0 };
-	struct kernel_job *jobs = xcalloc((size_t)p->ncell, sizeof(*jobs));
-	char **files = variant_files(m, series_dir);
+	struct kernel_job *jobs = xcalloc((size_t)r->p->ncell, sizeof(*jobs));
+	char **files = variant_files(m, r->series_dir);
 	int ngroup = 0, njob = 0, rc = -1;
 
-	if (worktree_prepare(&ab.wt, o->cache_dir, t, m->arch[a].name, files, err, errlen))
+	if (worktree_prepare(&ab.wt, o->cache_dir, r->t, m->arch[a].name, files, r->err,
+			     sizeof(r->err)))
 		goto out;
 	ab.b = (struct build_ctx){ .src = ab.wt.path, .arch = &m->arch[a], .make = o->make,
 				   .cc_wrapper = o->cc_wrapper, .jobs = o->jobs,
+				   .jobserver = r->jobserver,
 				   .timeout = o->build_timeout > 0 ? o->build_timeout
 								   : m->arch[a].build_timeout };
 	ab.syncconfig = xcalloc((size_t)m->nvariant, sizeof(*ab.syncconfig));
 	ab.syncconfig_off = xcalloc((size_t)m->nvariant, 1);
 	for (int v = 0; v < m->nvariant; v++)
 		ab.syncconfig[v] = (struct spawn_server){ .pid = -1, .fd = -1 };
-	build_dirs_init(&ab.dirs, o->cache_dir, t->tag, m->arch[a].name);
-	ab.b.work_dir = xasprintf("%s/work/%s/%s", o->cache_dir, t->tag, m->arch[a].name);
+	build_dirs_init(&ab.dirs, o->cache_dir, r->t->tag, m->arch[a].name);
+	ab.b.work_dir = xasprintf("%s/work/%s/%s", o->cache_dir, r->t->tag, m->arch[a].name);
 	/* --config-only builds nothing: the kernels' build directory is not its to empty. */
 	if (o->force == FORCE_ALL && !o->config_only)
 		build_dirs_remove_all(&ab.dirs);
 	for (int v = 0; v < m->nvariant; v++) {
 		struct group *g = &groups[ngroup];
 
-		if (!plan_has_cells(p, v, a) || !vts[v].path)
+		if (!plan_has_cells(r->p, v, a) || !r->vts[v].path)
 			continue;
-		*g = group_of(o, m, t, vts, exists, tools, v, a);
-		g->pg = pg;
+		*g = group_of(o, m, r->t, r->vts, r->exists, r->tools, v, a);
+		g->pg = r->pg;
 		g->ab = &ab;
 		ngroup++;
-		if (config_group(g, p, err, errlen))
+		if (config_group(g, r->p, r->err, sizeof(r->err)))
 			goto out;
 		if (o->config_only)
 			judge_configs_only(g);
@@ -887,10 +931,10 @@ static int run_arch(const struct run_opts *o, const struct matrix *m, const stru
 	}
 	qsort(jobs, (size_t)njob, sizeof(*jobs), job_order);
 	ab.nbuild = njob;
-	progress_line(pg, 0, "%s: %d distinct kernels for %d variants", m->arch[a].name, njob,
+	progress_line(r->pg, 0, "%s: %d distinct kernels for %d variants", m->arch[a].name, njob,
 		      ngroup);
 	for (int k = 0; k < njob; k++)
-		if (build_and_boot(jobs[k].g, jobs[k].rep, err, errlen))
+		if (build_and_boot(jobs[k].g, jobs[k].rep, r->err, sizeof(r->err)))
 			goto out;
 	rc = 0;
 out:
@@ -906,6 +950,41 @@ out:
 	free(ab.b.build_dir);
 	free(ab.b.work_dir);
 	free(jobs);
+	return rc;
+}
+
+static void *arch_thread(void *arg)
+{
+	struct arch_run *r = arg;
+
+	r->rc = run_arch(r);
+	return NULL;
+}
+
+/* Runs each arch's run_arch, all at once in threads of their own unless o->arch_by_arch (or
+ * a thread cannot be made: then in this one). Each arch's kernels build one after another,
+ * and most of a kernel that changes little is make's serial walk, link and kallsyms: a
+ * second arch's build keeps the other core busy meanwhile. The jobserver keeps the two
+ * makes' compile jobs to o->jobs in all. The first failing arch's message goes to err. */
+static int run_arches(struct arch_run *runs, int n, const struct run_opts *o, char *err,
+		      size_t errlen)
+{
+	int started[n], rc = 0, failed = 0;
+
+	for (int i = 0; i < n; i++) {
+		started[i] = n > 1 && !o->arch_by_arch &&
+			     pthread_create(&runs[i].thread, NULL, arch_thread, &runs[i]) == 0;
+		if (!started[i] && !failed)	/* in turn: the first failure ends the run */
+			failed = (arch_thread(&runs[i]), runs[i].rc);
+	}
+	for (int i = 0; i < n; i++) {
+		if (started[i])
+			pthread_join(runs[i].thread, NULL);
+		if (runs[i].rc && rc == 0) {
+			snprintf(err, errlen, "%s", runs[i].err);
+			rc = -1;
+		}
+	}
 	return rc;
 }
 
@@ -991,12 +1070,13 @@ static void remove_kits(const struct run_opts *o, const struct matrix *m, const 
 /* Every cell of one tree (p holds only those): each variant's tree (the series rebased for this
  * tree's version where there is one), then each arch. */
 static int run_tree(const struct run_opts *o, const struct matrix *m, const struct tree *t,
-		    const struct arch_tools *tools, struct plan *p, struct progress *pg, char *err,
-		    size_t errlen)
+		    const struct arch_tools *tools, struct plan *p, struct progress *pg,
+		    struct jobserver *js, char *err, size_t errlen)
 {
 	struct variant_tree vts[m->nvariant];
 	char exists[m->nvariant][MAX_SYMBOLS], *series_dir[m->nvariant];
-	int rc = 0;
+	struct arch_run runs[m->narch];
+	int rc = 0, nrun = 0;
 
 	memset(vts, 0, sizeof(vts));
 	for (int v = 0; v < m->nvariant; v++)
@@ -1021,11 +1101,15 @@ static int run_tree(const struct run_opts *o, const struct matrix *m, const stru
 		remove_kits(o, m, t, p, vts, exists, tools);
 	if (rc == 0)
 		prefetch_configs(o, m, t, p, vts, exists, tools, pg);
-	for (int a = 0; a < m->narch && rc == 0; a++) {
-		if (!plan_has_cells(p, -1, a))
-			continue;
-		rc = run_arch(o, m, t, p, a, vts, exists, series_dir, &tools[a], pg, err, errlen);
-	}
+	for (int a = 0; a < m->narch && rc == 0; a++)
+		if (plan_has_cells(p, -1, a))
+			runs[nrun++] = (struct arch_run){ .o = o, .m = m, .t = t, .p = p, .a = a,
+							  .vts = vts, .exists = exists,
+							  .series_dir = series_dir,
+							  .tools = &tools[a], .pg = pg,
+							  .jobserver = js };
+	if (rc == 0)
+		rc = run_arches(runs, nrun, o, err, errlen);
 	for (int v = 0; v < m->nvariant; v++) {
 		variant_tree_free(&vts[v]);
 		free(series_dir[v]);
@@ -1037,8 +1121,14 @@ int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree
 	     const struct arch_tools *tools, struct plan *p, char *err, size_t errlen)
 {
 	struct progress pg;
+	struct jobserver js;
 	int rc = 0;
 
+	if (jobserver_open(&js, o->jobs)) {
+		snprintf(err, errlen, "cannot make a pipe for the builds' jobserver: %s",
+			 strerror(errno));
+		return -1;
+	}
 	progress_init(&pg, stderr, p->ncell, -1);
 	note_how_far(0, p->ncell);
 	spawn_set_tick(progress_tick, &pg);
@@ -1050,9 +1140,11 @@ int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree
 			;
 		slice.cell = p->cell + from;
 		slice.ncell = to - from;
-		rc = run_tree(o, m, &trees[p->cell[from].tree], tools, &slice, &pg, err, errlen);
+		rc = run_tree(o, m, &trees[p->cell[from].tree], tools, &slice, &pg, &js, err,
+			      errlen);
 	}
 	spawn_set_tick(NULL, NULL);
 	progress_end(&pg);
+	jobserver_close(&js);
 	return rc;
 }

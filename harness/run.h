@@ -5,6 +5,12 @@
  * as it is built. Each finished cell's files are written under results/ at once; the tables
  * are written at the end.
  *
+ * The arches of a tree run at once, each in a thread of its own: one arch's kernel builds and
+ * boots one after another, and much of a small rebuild is serial (make's walk of the tree,
+ * the link), so the other arch's keeps the second core busy. Every make and every boot runs in
+ * a slot of one jobserver (jobserver.h) of --jobs slots, so together they never run more jobs
+ * than one arch alone did. --arch-by-arch runs the arches in turn.
+ *
  * With an immutable tree, every step's product is kept in the content-addressed cache
  * (cache.h), so a rerun, or a run after an interruption, redoes only what changed. Verdicts are
  * never cached: each run judges the cached console log against the current rules.
@@ -38,6 +44,7 @@ struct run_opts {
 	double build_timeout;		/* overrides the arches' build-timeout when > 0 */
 	int boot_retries;		/* boots again after a TIMEOUT or BOOT_FAIL, this often */
 	int config_only;		/* resolve and judge configs only: no build, no boot */
+	int arch_by_arch;		/* one arch's builds after the other's, not at once */
 	enum force force;
 };
 

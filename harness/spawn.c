@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <string.h>
@@ -17,9 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Process groups of the children running now. The harness runs at most a few children at
- * once; the table is only touched with signals blocked, and read by the signal handler. */
-enum { MAX_LIVE = 16 };
+/* Process groups of the children running now, of every thread (each arch's builds run in one,
+ * see run.c). A slot is claimed with an atomic exchange, so two threads never take the same
+ * one; the signal handler only reads. Signals are blocked meanwhile, so a handler in this
+ * thread never sees a child started but not yet listed. */
+enum { MAX_LIVE = 64 };
 static volatile sig_atomic_t live_pgid[MAX_LIVE];
 
 static void live_set(pid_t pgid, int add)
@@ -27,18 +30,15 @@ static void live_set(pid_t pgid, int add)
 	sigset_t all, old;
 
 	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	for (int i = 0; i < MAX_LIVE; i++) {
-		if (add && live_pgid[i] == 0) {
-			live_pgid[i] = pgid;
+		sig_atomic_t want = add ? 0 : pgid;
+
+		if (__atomic_compare_exchange_n(&live_pgid[i], &want, add ? pgid : 0, 0,
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 			break;
-		}
-		if (!add && live_pgid[i] == pgid) {
-			live_pgid[i] = 0;
-			break;
-		}
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void spawn_kill_all(void)
@@ -49,16 +49,21 @@ void spawn_kill_all(void)
 }
 
 /* What the handler prints before it exits. Two buffers, so that setting a new note never
- * changes the one a signal may be printing at that moment. */
+ * changes the one a signal may be printing at that moment; the lock keeps two threads from
+ * writing the same one. */
 static char exit_note[2][512];
 static volatile sig_atomic_t exit_note_current;
+static pthread_mutex_t exit_note_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void spawn_set_exit_note(const char *note)
 {
-	int next = !exit_note_current;
+	int next;
 
+	pthread_mutex_lock(&exit_note_lock);
+	next = !exit_note_current;
 	snprintf(exit_note[next], sizeof(exit_note[next]), "%s", note);
 	exit_note_current = next;
+	pthread_mutex_unlock(&exit_note_lock);
 }
 
 static void on_fatal_signal(int sig)
@@ -124,6 +129,8 @@ static void child(const struct spawn_req *req, char *const *envp, pid_t parent, 
 			    : open("/dev/null", O_WRONLY);
 	if (talk >= 0)
 		in = talk;
+	for (int i = 0; i < req->npass_fds; i++)
+		fcntl(req->pass_fds[i], F_SETFD, 0);
 	if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(talk >= 0 ? talk : out, 1) < 0 ||
 	    dup2(out, 2) < 0 || (req->cwd && chdir(req->cwd))) {
 		e = errno;

@@ -7,7 +7,10 @@
  * end the group is killed once more so nothing it started outlives it.
  *
  * While a child runs, its group is registered here; spawn_kill_all() (safe in a signal handler)
- * kills every registered group. spawn_install_signal_handlers() makes SIGINT, SIGTERM and
+ * kills every registered group. Children may be run from several threads at once (each
+ * arch's builds run in one); each waits only for its own. A child gets SIGKILL when the
+ * thread that started it ends (PR_SET_PDEATHSIG is per thread), so a thread waits for or stops
+ * every child it starts before it ends. spawn_install_signal_handlers() makes SIGINT, SIGTERM and
  * SIGHUP do that and then end the harness with 128+signal.
  */
 #ifndef KCMPM_SPAWN_H
@@ -24,6 +27,10 @@ struct spawn_req {
 	const char *cwd;		/* the child's working directory; NULL: ours */
 	const char *const *env;		/* "NAME=VALUE" entries set in the child's environment
 					 * on top of ours, NULL-terminated; NULL: none */
+	const int *pass_fds;		/* npass_fds of our descriptors the child keeps open
+					 * under the same numbers although they are
+					 * close-on-exec here (a make's jobserver pipe) */
+	int npass_fds;
 };
 
 /* The status of a child whose end could not be observed (waitpid failed): a failure. */
@@ -56,7 +63,9 @@ int spawn_run_all(const struct spawn_req *reqs, int n, int jobs, struct spawn_re
  * return value (0 or not) is the fork's exit status (0 or 1) in res[i]. For independent work
  * that is mostly waiting for children (Kconfig parses): the forks share nothing with us but
  * what they inherit and write to files, and our signal handling kills them and what they
- * started. Returns -1 (errno set) when a fork failed: no more are started. */
+ * started. Only while this is the process's one thread: a fork runs our code, and a lock another
+ * thread held at the fork would stay locked in it for good. Returns -1 (errno set) when a fork
+ * failed: no more are started. */
 int spawn_fork_all(int n, int jobs, int (*fn)(int i, void *arg), void *arg,
 		   struct spawn_result *res);
 

@@ -154,7 +154,8 @@ static int write_all(int fd, const char *data, size_t len)
 
 int write_file_atomic(const char *path, const char *data, size_t len)
 {
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	/* the thread in the name too: each arch's thread writes files (run.c) */
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)gettid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	int err;
 

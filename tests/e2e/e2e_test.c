@@ -724,6 +724,62 @@ TEST(e2e_compile_error_is_build_fail)
 	run_free(&r);
 }
 
+/* How a run with the fake make-meets-other-arch went on both arches: *met is 1 when each
+ * arch's make saw the other's start before it ended, *alone 1 when one of them waited for
+ * the other in vain. The fake make is copied to a path of the run's own, so the cache (keyed
+ * by the make program) never answers for it and each run really builds. */
+static void meet_run(const char *name, const char *const *extra, int *met, int *alone)
+{
+	char *meet = xasprintf("%s/%s-meet", scratch, name), *make = xasprintf("%s/%s-make", scratch, name);
+	const char *cp[] = { "cp", "tests/fakes/make-meets-other-arch", make, NULL };
+	const char *args[16] = { "--only", OFF, "--make", make };
+	struct spawn_result res;
+	struct run r;
+	int n = 4;
+
+	while (*extra)
+		args[n++] = *extra++;
+	args[n] = NULL;
+	CHECK(mkdir_p(meet) == 0);
+	CHECK(spawn_run(&(struct spawn_req){ .argv = cp }, &res) == 0 && res.status == 0);
+	setenv("KCMPM_TEST_MEET", meet, 1);
+	r = harness_run(name, args);
+	unsetenv("KCMPM_TEST_MEET");
+	CHECK(r.status == 1);
+	CHECK_CONTAINS(r.out, "2 cells: 2 BUILD_FAIL");
+	*met = *alone = 0;
+	for (int a = 0; a < 2; a++) {
+		char *path = xasprintf("%s/cells/6.1/v3/%s/" OFF "/build.log", r.results, arches[a]);
+		char *log = read_file(path, NULL);
+
+		CHECK_CONTAINS(log, "fake make: the jobserver's pipe is open");
+		CHECK(log && !strstr(log, "fake make: MAKEFLAGS=\n"));
+		*met += log && strstr(log, "fake make: 2 kernel builds had started") != NULL;
+		*alone |= log && strstr(log, "fake make: 1 kernel builds had started") != NULL;
+		free(log);
+		free(path);
+	}
+	*met = *met == 2;
+	run_free(&r);
+	free(meet);
+	free(make);
+}
+
+/* Both arches' kernels build at once, each make a client of one jobserver. With --jobs 2 the
+ * two makes run side by side; with --jobs 1, or --arch-by-arch, one waits for the other. */
+TEST(e2e_arches_build_at_once_within_the_jobs)
+{
+	int met, alone;
+
+	meet_run("meet-jobs2", (const char *[]){ "--jobs", "2", NULL }, &met, &alone);
+	CHECK(met && !alone);
+	meet_run("meet-jobs1", (const char *[]){ "--jobs", "1", NULL }, &met, &alone);
+	CHECK(!met && alone);
+	meet_run("meet-arch-by-arch", (const char *[]){ "--jobs", "2", "--arch-by-arch", NULL },
+		 &met, &alone);
+	CHECK(!met && alone);
+}
+
 /* One edit of a mutant tree: in file, the text from (found once) becomes to. */
 struct edit {
 	const char *file, *from, *to;

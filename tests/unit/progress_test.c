@@ -4,8 +4,10 @@
 #include "check.h"
 #include "progress.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static char *show(int live)
 {
@@ -16,8 +18,8 @@ static char *show(int live)
 
 	progress_init(&pg, out, 4, live);
 	progress_doing(&pg, "building x86_64 v3 kernel %d of %d", 1, 2);
-	progress_line(&pg, 1, "[  1/4] a cell  PASS");
-	progress_line(&pg, 0, "a note");
+	CHECK(progress_line(&pg, 1, "a cell  PASS") == 1);
+	CHECK(progress_line(&pg, 0, "a note") == 1);
 	progress_tick(&pg);
 	progress_end(&pg);
 	CHECK(pg.done == 1);
@@ -49,5 +51,44 @@ TEST(progress_log_lines_have_no_escapes)
 		CHECK(line[0] == '[' && line[3] == ':' && line[6] == ':' && line[9] == ']');
 	CHECK_CONTAINS(text, "] building x86_64 v3 kernel 1 of 2\n");
 	CHECK_CONTAINS(text, "] [  1/4] a cell  PASS\n");
+	free(text);
+}
+
+enum { PER_THREAD = 300 };
+
+static void *finish_cells(void *arg)
+{
+	for (int i = 0; i < PER_THREAD; i++)
+		progress_line(arg, 1, "cell of a thread");
+	return NULL;
+}
+
+/* Both arches' threads finish cells through one progress: every cell gets its own number, in
+ * order, each line whole. */
+TEST(progress_numbers_cells_of_two_threads_once_each)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	struct progress pg;
+	pthread_t t[2];
+	int want = 1;
+
+	progress_init(&pg, out, 2 * PER_THREAD, 0);
+	for (int i = 0; i < 2; i++)
+		CHECK(pthread_create(&t[i], NULL, finish_cells, &pg) == 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	CHECK(pg.done == 2 * PER_THREAD);
+	progress_end(&pg);
+	fclose(out);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char expect[64];
+
+		snprintf(expect, sizeof(expect), "] [%3d/%d] cell of a thread", want, 2 * PER_THREAD);
+		CHECK_CONTAINS(line, expect);
+		want++;
+	}
+	CHECK(want == 2 * PER_THREAD + 1);
 	free(text);
 }

@@ -1,0 +1,72 @@
+/* jobserver: see jobserver.h. */
+#define _GNU_SOURCE
+#include "jobserver.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int jobserver_open(struct jobserver *js, int slots)
+{
+	*js = (struct jobserver){ .fd = { -1, -1 }, .slots = slots < 1 ? 1 : slots };
+	if (pipe2(js->fd, O_CLOEXEC))
+		return -1;
+	for (int i = 0; i < js->slots; i++) {
+		/* the bytes' value means nothing to make; '+' is what make itself writes */
+		if (write(js->fd[1], "+", 1) != 1) {
+			int e = errno;
+
+			jobserver_close(js);
+			errno = e;
+			return -1;
+		}
+	}
+	snprintf(js->makeflags, sizeof(js->makeflags), "MAKEFLAGS=-j%d --jobserver-auth=%d,%d",
+		 js->slots, js->fd[0], js->fd[1]);
+	return 0;
+}
+
+int jobserver_take(struct jobserver *js)
+{
+	struct pollfd readable = { .fd = js->fd[0], .events = POLLIN };
+	char token;
+
+	for (;;) {
+		ssize_t n = read(js->fd[0], &token, 1);
+
+		if (n == 1)
+			return 0;
+		if (n == 0) {
+			errno = EPIPE;
+			return -1;
+		}
+		/* make 4.3 makes the read end non-blocking (it waits with pselect), and that flag
+		 * is the pipe's, so ours is too: wait until a slot is given back */
+		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			if (poll(&readable, 1, -1) < 0 && errno != EINTR)
+				return -1;
+		} else if (errno != EINTR) {
+			return -1;
+		}
+	}
+}
+
+void jobserver_give(struct jobserver *js)
+{
+	ssize_t n;
+
+	do
+		n = write(js->fd[1], "+", 1);
+	while (n < 0 && errno == EINTR);
+}
+
+void jobserver_close(struct jobserver *js)
+{
+	for (int i = 0; i < 2; i++)
+		if (js->fd[i] >= 0)
+			close(js->fd[i]);
+	js->fd[0] = js->fd[1] = -1;
+}

@@ -1,0 +1,39 @@
+/* jobserver: one pool of job slots shared by every make the harness runs at once.
+ *
+ * Both arches build at the same time (run.c), each through its own make. Each make alone would
+ * run --jobs compile jobs, so two would run twice as many as the machine has room for. GNU
+ * make's jobserver protocol shares one count instead: a pipe holding one byte per free slot.
+ * A make that finds "--jobserver-auth=R,W" in MAKEFLAGS (and no -j on its command line) is a
+ * client: it runs its first job in the slot its parent took for it, and reads one byte from R
+ * for each job more, writing it back to W when that job ends. Kbuild's own sub-makes inherit
+ * it, so every compile job of every build counts against one pool.
+ *
+ * The harness is the parent: it takes a slot before it starts a make (or a guest, which keeps
+ * a core busy too) and gives it back when that child has ended. A make that is killed (a build
+ * timeout) cannot give back the slots it had read: the pool shrinks by those, never below the
+ * slots the harness itself takes and gives, so the run slows but cannot stall.
+ */
+#ifndef KCMPM_JOBSERVER_H
+#define KCMPM_JOBSERVER_H
+
+struct jobserver {
+	int fd[2];		/* the pipe: read a byte to take a slot, write it to give it back */
+	int slots;		/* how many it was opened with */
+	char makeflags[96];	/* "MAKEFLAGS=-jN --jobserver-auth=R,W" for a client make */
+};
+
+/* Opens a pool of slots (at least 1), its pipe close-on-exec (spawn passes it to the makes
+ * that use it). Returns 0, or -1 with errno set. */
+int jobserver_open(struct jobserver *js, int slots);
+
+/* Takes one slot, waiting for a child to give one back when none is free (whether or not a
+ * make has made the pipe non-blocking). Returns 0, or -1 with errno set when the pipe fails. */
+int jobserver_take(struct jobserver *js);
+
+/* Gives back a slot taken with jobserver_take. */
+void jobserver_give(struct jobserver *js);
+
+/* Closes the pipe. Safe on a pool that was never opened (fd -1). */
+void jobserver_close(struct jobserver *js);
+
+#endif
