@@ -1,22 +1,29 @@
 #!/bin/sh
 # make bench: the speed figures of issue 4, measured on this machine in one run.
 #
-#   cold     the matrix from an empty cache (BENCH_CACHE, emptied first)
 #   F        one clean build of each arch's largest cell (all five symbols y), summed: the
 #            compile work no schedule can avoid
+#   cold     the matrix without its m column (COLD_ONLY, DRM y and n: the 192 cells the speed
+#            targets were set for) from an empty cache (BENCH_CACHE, emptied first)
+#   m column the whole matrix on that cache: what the m column adds to it
 #   naive    what building every cell from clean would cost: cells x that arch's clean build
-#   warm     the same matrix again with nothing changed
-#   touched  one patch of one variant edited: what is rebuilt and rebooted
+#   warm     the whole matrix again with nothing changed
+#   touched  one patch of one variant edited: what is rebuilt and rebooted; once with the
+#            arches built one after the other (--arch-by-arch, as before they ran at once),
+#            then with another edit as the harness runs by default
 #   plan     every cell of the default matrix (all trees) resolved, with no config cached
 #   group    one group's configs with the in-process resolver and with olddefconfig
+#   full     BENCH_FULL=1: the full default matrix (every tree) cold on a cache of its own,
+#            with F summed over its trees and arches (hours on a slow machine)
 # The harness prints the per-run figures itself (its "summary:" line); this script only runs it
 # and does the arithmetic. Settings: TREES (default 6.1, the tree the earlier figures are of),
-# VARIANTS, ARCH, BENCH_CACHE, JOBS.
+# VARIANTS, ARCH, BENCH_CACHE, JOBS, COLD_ONLY, BENCH_FULL.
 set -eu
 harness=${HARNESS:-build/kcmp-matrix}
 cache=${BENCH_CACHE:-/tmp/kcmp-matrix-bench-cache}
 out=${BENCH_RESULTS:-results/bench}
 trees=${TREES:-6.1}
+cold_only=${COLD_ONLY-DRM=y DRM=n}
 args="--trees $trees"
 [ -n "${VARIANTS:-}" ] && args="$args --variants $VARIANTS"
 [ -n "${ARCH:-}" ] && args="$args --arch $ARCH"
@@ -73,26 +80,75 @@ dependents() {
 	done
 }
 
+# How much of the time both arches were at work at once: compile and boot seconds of the
+# cells, summed, per wall second of the run after its configs (1: one thing at a time).
+overlap() {
+	awk '
+	function secs(t) { split(substr(t, 2, 8), h, ":"); return h[1] * 3600 + h[2] * 60 + h[3] }
+	/^\[[0-9][0-9]:/ { now = secs($1); if (!first) first = now; if (cfg) { cfgs += now - cfg; cfg = 0 } }
+	/: base config and [0-9]+ cell configs/ || /: the configs of [0-9]+ variant and arch pairs/ { cfg = now }
+	/ build [0-9.]+s / && !/ build cached / { match($0, / build [0-9.]+s /); work += substr($0, RSTART + 7, RLENGTH - 9) }
+	/ boot [0-9.]+s / && !/ boot cached / { match($0, / boot [0-9.]+s /); work += substr($0, RSTART + 6, RLENGTH - 8) }
+	END { span = now - first - cfgs; printf "%.2f", (span > 0 ? work / span : 0) }' "$1"
+}
+
+# F of some trees: one clean build per tree and arch of the cell that turns everything on,
+# into $out/F-<tree>-<arch>.log; prints each, sets F to the sum.
+measure_F() {
+	F=0
+	for arch in $(sed -n 's/^arches //p' matrix/matrix.conf); do
+		eval "F_$arch=0"
+	done
+	for tree in $(echo "$1" | tr , ' '); do
+		for arch in $(sed -n 's/^arches //p' matrix/matrix.conf); do
+			"$harness" --cache "$cache/F" --results "$out/F-$tree-$arch" --trees "$tree" \
+				--variants v3 --arch "$arch" \
+				--only EXPERT=y,KCMP=y,CHECKPOINT_RESTORE=y,DRM=y,EPOLL=y --force all \
+				>/dev/null 2>"$out/F-$tree-$arch.log" || true
+			f=$(field "$out/F-$tree-$arch.log" compile)
+			echo "F $tree $arch: $f s"
+			eval "sum=\$F_$arch"
+			eval "F_$arch=$(echo "$sum + $f" | bc)"
+			F=$(echo "$F + $f" | bc)
+		done
+	done
+}
+
+# touched: v1's series gets one more patch (a comment at the end of kernel/kcmp.c, saying
+# $1 so that each touched run builds kernels of its own). Only v1's kernels change; each
+# rebuilds incrementally in its warm build directory. $2: harness options of the run.
+touched_run() {
+	dir=$out/touched-patches-$1
+	rm -rf "$dir"
+	cp -r kernel-patch "$dir"
+	{ cat "$v1_kcmp"; echo "/* kcmp-matrix bench: a touched patch, $1 */"; } > "$out/kcmp.c.$1"
+	diff -u --label a/kernel/kcmp.c --label b/kernel/kcmp.c "$v1_kcmp" "$out/kcmp.c.$1" \
+		> "$dir/v1/9999-bench-touch.patch" || true
+	echo 9999-bench-touch.patch >> "$dir/v1/series"
+	# shellcheck disable=SC2086
+	"$harness" --cache "$cache/run" --results "$out/touched-$1" --patches "$dir" $args $2 \
+		>"$out/touched-$1.table" 2>"$out/touched-$1.log" || true
+	echo "touched v1 patch, $1: $(field "$out/touched-$1.log" built) kernels rebuilt in $(field "$out/touched-$1.log" compile) s, $(field "$out/touched-$1.log" boots) boots, wall $(field "$out/touched-$1.log" wall) s = $(echo "scale=2; $(field "$out/touched-$1.log" wall) / $F" | bc) F, work per wall second $(overlap "$out/touched-$1.log")"
+}
+
 rm -rf "$cache" "$out"
 mkdir -p "$out"
 
-# F: one clean build per arch of the cell that turns everything on.
-F=0
-for arch in $(sed -n 's/^arches //p' matrix/matrix.conf); do
-	# shellcheck disable=SC2086
-	"$harness" --cache "$cache/F" --results "$out/F-$arch" --trees "$trees" --variants v3 --arch "$arch" \
-		--only EXPERT=y,KCMP=y,CHECKPOINT_RESTORE=y,DRM=y,EPOLL=y --force all \
-		>/dev/null 2>"$out/F-$arch.log" || true
-	f=$(field "$out/F-$arch.log" compile)
-	echo "F $arch: $f s"
-	eval "F_$arch=$f"
-	F=$(echo "$F + $f" | bc)
-done
+measure_F "$trees"
 
-# cold: the whole matrix, empty cache
+# cold: the matrix without its m column, empty cache
 # shellcheck disable=SC2086
-"$harness" --cache "$cache/run" --results "$out/cold" $args >"$out/cold.table" 2>"$out/cold.log" || true
+"$harness" --cache "$cache/run" --results "$out/cold" $args ${cold_only:+--only "$cold_only"} \
+	>"$out/cold.table" 2>"$out/cold.log" || true
 cold=$(field "$out/cold.log" wall)
+echo "cold:                 $(tail -n 1 "$out/cold.table")"
+echo "cold wall/F:          $(echo "scale=2; $cold / $F" | bc) ($(field "$out/cold.log" cells) cells, $(field "$out/cold.log" built) kernels, wall $cold s, compile $(field "$out/cold.log" compile) s, boot $(field "$out/cold.log" boot) s)"
+
+# the m column: the whole matrix on the same cache
+# shellcheck disable=SC2086
+"$harness" --cache "$cache/run" --results "$out/whole" $args >"$out/whole.table" 2>"$out/whole.log" || true
+whole=$(field "$out/whole.log" wall)
+echo "m column added:       $(field "$out/whole.log" built) kernels, compile $(field "$out/whole.log" compile) s, $(field "$out/whole.log" boots) boots, wall $whole s; the whole matrix in two steps: $(echo "$cold + $whole" | bc) s = $(echo "scale=2; ($cold + $whole) / $F" | bc) F"
 
 # warm: again, nothing changed
 start=$(date +%s.%N)
@@ -101,19 +157,12 @@ start=$(date +%s.%N)
 end=$(date +%s.%N)
 warm=$(echo "$end - $start" | bc)
 
-# touched: v1's series gets one more patch (a comment at the end of kernel/kcmp.c). Only v1's
-# kernels change; each rebuilds incrementally in the warm build directory.
-touched=$out/touched-patches
-rm -rf "$touched"
-cp -r kernel-patch "$touched"
-v1_kcmp=$(ls -d "$cache"/run/trees/*/v1)/kernel/kcmp.c
-{ cat "$v1_kcmp"; echo "/* kcmp-matrix bench: a touched patch */"; } > "$out/kcmp.c.touched"
-diff -u --label a/kernel/kcmp.c --label b/kernel/kcmp.c "$v1_kcmp" "$out/kcmp.c.touched" \
-	> "$touched/v1/9999-bench-touch.patch" || true
-echo 9999-bench-touch.patch >> "$touched/v1/series"
-# shellcheck disable=SC2086
-"$harness" --cache "$cache/run" --results "$out/touched" --patches "$touched" $args \
-	>"$out/touched.table" 2>"$out/touched.log" || true
+# v1's kcmp.c as its series makes it (the variant tree holds the last run's series: after a
+# touched run, the touched one)
+v1_kcmp=$out/kcmp.c.v1
+cp "$(ls -d "$cache"/run/trees/*/v1)/kernel/kcmp.c" "$v1_kcmp"
+touched_run arch-by-arch --arch-by-arch
+touched_run both-at-once ""
 
 # plan: every cell of the default matrix (all trees) resolved and judged at the config layer,
 # nothing of it cached but the unpacked and patched trees (made first, untimed, for a single
@@ -158,18 +207,29 @@ echo "F seconds:            $F"
 echo "wall/F:               $(echo "scale=2; $cold / $F" | bc)"
 echo "naive estimate s:     $naive"
 echo "naive/wall:           $(echo "scale=1; $naive / $cold" | bc)"
-echo "warm rerun seconds:   $warm"
+echo "warm rerun seconds:   $warm (harness $(field "$out/warm.log" wall) s, $(field "$out/warm.log" cells) cells)"
 echo "warm kernels built:   $(field "$out/warm.log" built)"
 echo "warm boots:           $(field "$out/warm.log" boots)"
-echo "same table warm/cold: $(cmp -s "$out/cold.table" "$out/warm.table" && echo yes || echo NO)"
-echo "touched v1 patch:     $(field "$out/touched.log" built) kernels rebuilt in $(field "$out/touched.log" compile) s, $(field "$out/touched.log" boots) boots, wall $(field "$out/touched.log" wall) s"
-echo "touched wall/F:       $(echo "scale=2; $(field "$out/touched.log" wall) / $F" | bc)"
+echo "same table warm/whole: $(cmp -s "$out/whole.table" "$out/warm.table" && echo yes || echo NO)"
+echo "same table touched:   $(cmp -s "$out/touched-arch-by-arch.table" "$out/touched-both-at-once.table" && cmp -s "$out/warm.table" "$out/touched-both-at-once.table" && echo yes || echo NO)"
 echo "plan, cold configs:   $(tail -n 1 "$out/plan.table"), wall $(field "$out/plan.log" wall) s"
 slow=$(field "$out/group-slow.log" wall)
 fast=$(field "$out/group-fast.log" wall)
 echo "one group's configs:  6.1 v3 x86_64, $(tail -n 1 "$out/group-fast.table" | cut -d: -f1): olddefconfig $slow s, in process $fast s, ratio $(echo "scale=3; $fast / $slow" | bc), same configs: $same_configs"
+echo "cold profile:"
 profile "$out/cold.log"
-m_column "$out/cold.log"
+echo "profile work per wall second: $(overlap "$out/cold.log") (both arches at once; 1 is one thing at a time)"
+m_column "$out/whole.log"
 dependents
-echo "peak harness RSS KiB: $(field "$out/cold.log" RSS)"
+echo "peak harness RSS KiB: $(field "$out/cold.log" RSS) cold, $(field "$out/whole.log" RSS) whole, $(field "$out/warm.log" RSS) warm"
 echo "cache size MiB:       $(du -sm "$cache/run" | cut -f1)"
+
+# full: the full default matrix (every tree matrix.conf names), cold, on a cache of its own
+if [ -n "${BENCH_FULL:-}" ]; then
+	cache=$cache/full
+	mkdir -p "$cache"
+	all_trees=$(sed -n 's/^tree \([^ ]*\).*/\1/p' matrix/matrix.conf | paste -sd, -)
+	measure_F "$all_trees"
+	"$harness" --cache "$cache/run" --results "$out/full" >"$out/full.table" 2>"$out/full.log" || true
+	echo "full default matrix:  $(tail -n 1 "$out/full.table"), wall $(field "$out/full.log" wall) s, F $F s (trees $all_trees), wall/F $(echo "scale=2; $(field "$out/full.log" wall) / $F" | bc)"
+fi
