@@ -192,7 +192,8 @@ done
 # naive: every cell a clean build of its arch, plus its boot
 naive=0
 for arch in $(sed -n 's/^arches //p' matrix/matrix.conf); do
-	n=$(grep -c "^$arch	" "$out/cold/matrix.tsv" || true)
+	# matrix.tsv's second column is the arch (the first is the tree)
+	n=$(awk -F '\t' -v arch="$arch" 'NR > 1 && $2 == arch' "$out/cold/matrix.tsv" | wc -l)
 	eval "f=\$F_$arch"
 	naive=$(echo "$naive + $n * $f" | bc)
 done

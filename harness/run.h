@@ -7,9 +7,11 @@
  *
  * The arches of a tree run at once, each in a thread of its own: one arch's kernel builds and
  * boots one after another, and much of a small rebuild is serial (make's walk of the tree,
- * the link), so the other arch's keeps the second core busy. Every make and every boot runs in
- * a slot of one jobserver (jobserver.h) of --jobs slots, so together they never run more jobs
- * than one arch alone did. --arch-by-arch runs the arches in turn.
+ * the link), so the other arch's keeps the second core busy. Every kernel build's make and every
+ * boot runs in a slot of one jobserver (jobserver.h) of --jobs slots, so together they never
+ * run more compile jobs than one arch alone did. (Config work runs outside the slots: cached
+ * or in process it is short; --resolve-with olddefconfig runs --jobs makes per arch.)
+ * --arch-by-arch runs the arches in turn.
  *
  * With an immutable tree, every step's product is kept in the content-addressed cache
  * (cache.h), so a rerun, or a run after an interruption, redoes only what changed. Verdicts are
