@@ -530,17 +530,13 @@ static int run_make_in_slot(const struct build_ctx *b, const char *const *argv,
 		req.env = env;
 		req.pass_fds = b->jobserver->fd;
 		req.npass_fds = 2;
-		if (jobserver_take(b->jobserver)) {
-			snprintf(err, errlen, "cannot take a job slot from the jobserver's pipe: %s",
-				 strerror(errno));
-			return -1;
-		}
 	}
+	if (jobserver_take(b->jobserver, err, errlen))
+		return -1;
 	rc = spawn_run(&req, res);
 	if (rc)
 		make_cannot_run(b, err, errlen);
-	if (b->jobserver)
-		jobserver_give(b->jobserver);
+	jobserver_give(b->jobserver);
 	return rc;
 }
 

@@ -29,26 +29,28 @@ int jobserver_open(struct jobserver *js, int slots)
 	return 0;
 }
 
-int jobserver_take(struct jobserver *js)
+int jobserver_take(struct jobserver *js, char *err, size_t errlen)
 {
-	struct pollfd readable = { .fd = js->fd[0], .events = POLLIN };
+	struct pollfd readable = { .events = POLLIN };
 	char token;
 
+	if (!js)
+		return 0;
+	readable.fd = js->fd[0];
 	for (;;) {
 		ssize_t n = read(js->fd[0], &token, 1);
 
 		if (n == 1)
 			return 0;
-		if (n == 0) {
+		if (n == 0)
 			errno = EPIPE;
-			return -1;
-		}
 		/* make 4.3 makes the read end non-blocking (it waits with pselect), and that flag
 		 * is the pipe's, so ours is too: wait until a slot is given back */
-		if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			if (poll(&readable, 1, -1) < 0 && errno != EINTR)
-				return -1;
-		} else if (errno != EINTR) {
+		else if (errno == EAGAIN || errno == EWOULDBLOCK)
+			n = poll(&readable, 1, -1);
+		if (n <= 0 && errno != EINTR) {
+			snprintf(err, errlen, "cannot take a job slot from the jobserver's pipe: %s",
+				 strerror(errno));
 			return -1;
 		}
 	}
@@ -58,6 +60,8 @@ void jobserver_give(struct jobserver *js)
 {
 	ssize_t n;
 
+	if (!js)
+		return;
 	do
 		n = write(js->fd[1], "+", 1);
 	while (n < 0 && errno == EINTR);

@@ -16,6 +16,8 @@
 #ifndef KCMPM_JOBSERVER_H
 #define KCMPM_JOBSERVER_H
 
+#include <stddef.h>
+
 struct jobserver {
 	int fd[2];		/* the pipe: read a byte to take a slot, write it to give it back */
 	int slots;		/* how many it was opened with */
@@ -27,10 +29,11 @@ struct jobserver {
 int jobserver_open(struct jobserver *js, int slots);
 
 /* Takes one slot, waiting for a child to give one back when none is free (whether or not a
- * make has made the pipe non-blocking). Returns 0, or -1 with errno set when the pipe fails. */
-int jobserver_take(struct jobserver *js);
+ * make has made the pipe non-blocking). A NULL pool has no slots to take: 0 at once. Returns
+ * 0, or -1 with why in err when the pipe fails. */
+int jobserver_take(struct jobserver *js, char *err, size_t errlen);
 
-/* Gives back a slot taken with jobserver_take. */
+/* Gives back a slot taken with jobserver_take; nothing for a NULL pool. */
 void jobserver_give(struct jobserver *js);
 
 /* Closes the pipe. Safe on a pool that was never opened (fd -1). */

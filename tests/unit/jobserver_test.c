@@ -25,13 +25,13 @@ static int free_slots(const struct jobserver *js)
 TEST(jobserver_pool_holds_its_slots)
 {
 	struct jobserver js;
-	char want[96];
+	char want[96], err[256] = "";
 
 	CHECK(jobserver_open(&js, 3) == 0);
 	CHECK(free_slots(&js) == 3);
 	snprintf(want, sizeof(want), "MAKEFLAGS=-j3 --jobserver-auth=%d,%d", js.fd[0], js.fd[1]);
 	CHECK_STR(js.makeflags, want);
-	CHECK(jobserver_take(&js) == 0 && jobserver_take(&js) == 0);
+	CHECK(jobserver_take(&js, err, sizeof(err)) == 0 && jobserver_take(&js, err, sizeof(err)) == 0);
 	CHECK(free_slots(&js) == 1);
 	jobserver_give(&js);
 	CHECK(free_slots(&js) == 2);
@@ -40,6 +40,15 @@ TEST(jobserver_pool_holds_its_slots)
 	jobserver_close(&js);	/* twice is harmless */
 	CHECK(jobserver_open(&js, 0) == 0 && js.slots == 1 && free_slots(&js) == 1);
 	jobserver_close(&js);
+	CHECK(jobserver_take(NULL, err, sizeof(err)) == 0);	/* no pool: nothing to wait for */
+	/* a pipe nobody can give back to: an error that says so, not a wait for ever */
+	CHECK(jobserver_open(&js, 1) == 0 && jobserver_take(&js, err, sizeof(err)) == 0);
+	close(js.fd[1]);
+	js.fd[1] = -1;
+	CHECK(jobserver_take(&js, err, sizeof(err)) == -1);
+	CHECK_CONTAINS(err, "cannot take a job slot from the jobserver's pipe");
+	jobserver_close(&js);
+	jobserver_give(NULL);
 }
 
 static void *give_back_later(void *arg)
@@ -55,12 +64,13 @@ TEST(jobserver_take_waits_on_a_non_blocking_pipe)
 {
 	struct jobserver js;
 	pthread_t t;
+	char err[256] = "";
 
 	CHECK(jobserver_open(&js, 1) == 0);
 	CHECK(fcntl(js.fd[0], F_SETFL, fcntl(js.fd[0], F_GETFL) | O_NONBLOCK) == 0);
-	CHECK(jobserver_take(&js) == 0);
+	CHECK(jobserver_take(&js, err, sizeof(err)) == 0);
 	CHECK(pthread_create(&t, NULL, give_back_later, &js) == 0);
-	CHECK(jobserver_take(&js) == 0);	/* the slot the thread gave back */
+	CHECK(jobserver_take(&js, err, sizeof(err)) == 0);	/* the slot the thread gave back */
 	pthread_join(t, NULL);
 	CHECK(free_slots(&js) == 0);
 	jobserver_give(&js);
