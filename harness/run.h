@@ -6,8 +6,8 @@
  * are written at the end.
  *
  * The arches of a tree run at once, each in a thread of its own: one arch's kernel builds and
- * boots one after another, and much of a small rebuild is serial (make's walk of the tree,
- * the link), so the other arch's keeps the second core busy. Every kernel build's make and every
+ * boots one after another, and the parts of a build that use one core (links, kallsyms, the
+ * boot) leave the other to the second arch's. Every kernel build's make and every
  * boot runs in a slot of one jobserver (jobserver.h) of --jobs slots, so together they never
  * run more compile jobs than one arch alone did. (Config work runs outside the slots: cached
  * or in process it is short; --resolve-with olddefconfig runs --jobs makes per arch.)
