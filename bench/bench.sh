@@ -70,7 +70,10 @@ m_column() {
 dependents() {
 	for dir in "$cache"/run/build/*/*; do
 		[ -d "$dir" ] || continue
-		line="objects per symbol:   $(basename "$dir"): $(find "$dir" -name '*.o.cmd' | wc -l) in all"
+		name=$(basename "$dir")
+		# the build path (build_dirs.h) says which key it holds
+		[ -f "$dir/.kcmpm-dir-key" ] && case $name in *.*) ;; *) name="$name.$(cat "$dir/.kcmpm-dir-key")" ;; esac
+		line="objects per symbol:   $name: $(find "$dir" -name '*.o.cmd' | wc -l) in all"
 		# MODULES is pinned in the base, not a matrix symbol: its count is what a MODULES
 		# that followed the m cells would recompile at each switch
 		for sym in $(sed -n 's/^symbols //p' matrix/matrix.conf) MODULES; do

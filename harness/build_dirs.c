@@ -16,7 +16,6 @@ void build_dirs_init(struct build_dirs *d, const char *cache_dir, const char *tr
 		     const char *arch)
 {
 	d->base = xasprintf("%s/build/%s/%s", cache_dir, tree_tag, arch);
-	d->last = NULL;
 }
 
 char *build_dirs_key(const struct matrix *m, const char *resolved)
@@ -33,6 +32,39 @@ char *build_dirs_key(const struct matrix *m, const char *resolved)
 	return sb.s;
 }
 
+static char *key_path(const char *dir)
+{
+	return xasprintf("%s/.kcmpm-dir-key", dir);
+}
+
+/* The key the directory at dir holds, or NULL when it says none (the one directory of the
+ * layout before the split). */
+static char *held_key(const char *dir)
+{
+	char *path = key_path(dir), *key = read_file(path, NULL);
+
+	free(path);
+	if (key)
+		key[strcspn(key, "\n")] = 0;
+	return key;
+}
+
+static int write_key(const char *dir, const char *key, char *err, size_t errlen)
+{
+	char *path = key_path(dir);
+	int rc = mkdir_p(dir) || write_file_atomic(path, key, strlen(key));
+
+	if (rc)
+		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+	free(path);
+	return rc;
+}
+
+static char *waiting_dir(const struct build_dirs *d, const char *key)
+{
+	return xasprintf("%s.%s", d->base, key);
+}
+
 static int ends_with(const char *s, const char *tail)
 {
 	size_t n = strlen(s), t = strlen(tail);
@@ -40,8 +72,9 @@ static int ends_with(const char *s, const char *tail)
 	return n >= t && !strcmp(s + n - t, tail);
 }
 
-/* The split directory whose .config changed last (the one most recently built in), or NULL. */
-static char *newest_sibling(const struct build_dirs *d)
+/* The waiting directory whose .config changed last (the one most recently built in), or
+ * NULL. */
+static char *newest_waiting(const struct build_dirs *d)
 {
 	char *pattern = xasprintf("%s.*", d->base), *best = NULL;
 	struct timespec best_time = { 0 };
@@ -69,12 +102,12 @@ static char *newest_sibling(const struct build_dirs *d)
 	return best;
 }
 
-/* Copies seed to dir through a temporary name, so an interrupted copy is never taken for a
- * build directory. */
-static int seed_copy(const char *seed, const char *dir, char *err, size_t errlen)
+/* Copies the directory from to to, holding key, through a temporary name, so an interrupted
+ * copy is never taken for a build directory. */
+static int copy_dir(const char *from, const char *to, const char *key, char *err, size_t errlen)
 {
-	char *tmp = xasprintf("%s.seeding", dir);
-	const char *argv[] = { "cp", "-a", "--reflink=auto", seed, tmp, NULL };
+	char *tmp = xasprintf("%s.seeding", to);
+	const char *argv[] = { "cp", "-a", "--reflink=auto", from, tmp, NULL };
 	struct spawn_result res;
 	int rc = -1;
 
@@ -83,42 +116,125 @@ static int seed_copy(const char *seed, const char *dir, char *err, size_t errlen
 		snprintf(err, errlen, "cannot run cp: %s", strerror(errno));
 	else if (res.status)
 		snprintf(err, errlen, "cannot copy the build directory '%s' to '%s' (cp status %d); "
-			 "is the disk full?", seed, tmp, res.status);
-	else if (rename(tmp, dir))
-		snprintf(err, errlen, "cannot rename '%s' to '%s': %s", tmp, dir, strerror(errno));
-	else
-		rc = 0;
+			 "is the disk full?", from, tmp, res.status);
+	else if (write_key(tmp, key, err, errlen) == 0) {
+		remove_tree(to);
+		if (rename(tmp, to))
+			snprintf(err, errlen, "cannot rename '%s' to '%s': %s", tmp, to,
+				 strerror(errno));
+		else
+			rc = 0;
+	}
 	if (rc)
 		remove_tree(tmp);
 	free(tmp);
 	return rc;
 }
 
+static int move_dir(const char *from, const char *to, char *err, size_t errlen)
+{
+	remove_tree(to);
+	if (rename(from, to) == 0)
+		return 0;
+	snprintf(err, errlen, "cannot rename '%s' to '%s': %s", from, to, strerror(errno));
+	return -1;
+}
+
+/* Does key name the same symbols as shape (the values aside)? */
+static int same_symbols(const char *key, const char *shape)
+{
+	for (;;) {
+		size_t a = strcspn(key, "-"), b = strcspn(shape, "-");
+
+		if (a != b || strncmp(key, shape, a))
+			return 0;
+		key = strchr(key, '.');
+		shape = strchr(shape, '.');
+		if (!key || !shape)
+			return !key && !shape;
+		key++;
+		shape++;
+	}
+}
+
+/* Removes the waiting directories of another build-split line than key's (a cache made before
+ * matrix.conf's line changed): no key of this one names them again. */
+static void remove_other_splits(const struct build_dirs *d, const char *key)
+{
+	char *pattern = xasprintf("%s.*", d->base);
+	size_t prefix = strlen(d->base) + 1;
+	glob_t g;
+
+	if (glob(pattern, GLOB_ONLYDIR, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			if (!ends_with(g.gl_pathv[i], ".seeding") &&
+			    !same_symbols(g.gl_pathv[i] + prefix, key))
+				remove_tree(g.gl_pathv[i]);
+		globfree(&g);
+	}
+	free(pattern);
+}
+
+/* Key's first use with a directory at the build path that holds another key (or none): that
+ * directory goes on for key, and a copy of it waits for the key it held. */
+static int take_over(const struct build_dirs *d, const char *held, const char *key, char *err,
+		     size_t errlen)
+{
+	int rc = 0;
+
+	if (held) {
+		char *copy = waiting_dir(d, held);
+
+		rc = copy_dir(d->base, copy, held, err, errlen);
+		free(copy);
+	}
+	return rc ? rc : write_key(d->base, key, err, errlen);
+}
+
+/* Puts key's directory at the build path when no built directory is there: the waiting one,
+ * or a copy of the newest waiting one, or an empty one. */
+static int fill_build_path(const struct build_dirs *d, const char *key, const char *waiting,
+			   char *err, size_t errlen)
+{
+	char *seed;
+	int rc;
+
+	remove_tree(d->base);	/* whatever is there was never built in */
+	if (build_dir_in_use(waiting))
+		return move_dir(waiting, d->base, err, errlen);
+	remove_tree(waiting);
+	seed = newest_waiting(d);
+	rc = seed ? copy_dir(seed, d->base, key, err, errlen) : write_key(d->base, key, err, errlen);
+	free(seed);
+	return rc;
+}
+
 char *build_dirs_use(struct build_dirs *d, const char *key, char *err, size_t errlen)
 {
-	char *dir = xasprintf("%s.%s", d->base, key), *seed = NULL;
+	char *waiting = waiting_dir(d, key), *held = NULL;
+	int rc = 0, first_use = !build_dir_in_use(waiting);
 
-	if (!build_dir_in_use(dir)) {
-		remove_tree(dir);	/* whatever is there was never built in */
-		if (build_dir_in_use(d->base)) {
-			if (rename(d->base, dir)) {
-				snprintf(err, errlen, "cannot rename '%s' to '%s': %s", d->base, dir,
-					 strerror(errno));
-				goto fail;
-			}
-		} else if ((seed = d->last ? xstrdup(d->last) : newest_sibling(d)) &&
-			   seed_copy(seed, dir, err, errlen)) {
-			goto fail;
-		}
+	if (!build_dir_in_use(d->base)) {
+		rc = fill_build_path(d, key, waiting, err, errlen);
+	} else if ((held = held_key(d->base)) && !strcmp(held, key)) {
+		first_use = 0;
+	} else if (!first_use) {
+		/* key's directory waits: the one at the build path waits in its place (or goes,
+		 * when it holds no key: the layout before the split left it) */
+		char *park = held ? waiting_dir(d, held) : NULL;
+
+		rc = park ? move_dir(d->base, park, err, errlen) : 0;
+		if (!rc)
+			rc = move_dir(waiting, d->base, err, errlen);
+		free(park);
+	} else {
+		rc = take_over(d, held, key, err, errlen);
 	}
-	free(seed);
-	free(d->last);
-	d->last = xstrdup(dir);
-	return dir;
-fail:
-	free(seed);
-	free(dir);
-	return NULL;
+	if (!rc && first_use)
+		remove_other_splits(d, key);
+	free(held);
+	free(waiting);
+	return rc ? NULL : xstrdup(d->base);
 }
 
 void build_dirs_remove_all(const struct build_dirs *d)
@@ -138,6 +254,5 @@ void build_dirs_remove_all(const struct build_dirs *d)
 void build_dirs_free(struct build_dirs *d)
 {
 	free(d->base);
-	free(d->last);
-	d->base = d->last = NULL;
+	d->base = NULL;
 }

@@ -1,18 +1,28 @@
 /* build_dirs: which kernel build directory (O=) each kernel of one (tree, arch) is built in.
  *
  * A few matrix symbols are tested in headers that most of the kernel includes
- * (CHECKPOINT_RESTORE and EPOLL: about 600 of 700-800 objects each), so one build directory
- * that every cell goes through recompiles most of the kernel whenever they change, and a run
+ * (CHECKPOINT_RESTORE and EPOLL: about 600 of 700-800 objects each), or switch a whole
+ * subsystem between built in and module (DRM: its core, some 50 objects), so one build
+ * directory that every cell goes through recompiles all that whenever they change, and a run
  * that rebuilds one variant's kernels (a patch edited) pays those switches again. matrix.conf's
  * build-split line names them: each combination of their values gets a build directory of its
- * own, <cache>/build/<tree>/<arch>.<SYM-v.SYM-v...>, so each directory only ever sees the cheap
- * changes. Without a build-split line there is one, <arch>.all. (No ',' or '=' in these
- * names: Kbuild passes paths through make functions, whose arguments ',' separates.)
+ * own, so each directory only ever sees the cheap changes. Without a build-split line there
+ * is one.
  *
- * A directory used for the first time is not built from nothing: it takes over the single
- * directory of the layout before the split (<arch>, by renaming it), or is seeded with a copy
- * of the directory used last, whose objects Kbuild then updates as it would have in place. So
- * a cold run compiles what it did with one directory, and later runs gain.
+ * Every directory is built at one path, <cache>/build/<tree>/<arch>: the one in use is there,
+ * and the others wait renamed to <arch>.<key> (key: SYM-v.SYM-v..., no ',' or '=', which make
+ * functions would split). The path must not change under a built directory: Kbuild builds
+ * x86's objtool with its absolute output path in objtool's .cmd files, and every x86 object
+ * depends on objtool, so a directory copied or renamed to another path and built there
+ * recompiles everything (measured: a copy of a warm x86_64 directory took 339 s, a full build,
+ * where 11 s was due). The directory at the path says which key it holds in .kcmpm-dir-key.
+ *
+ * A key used for the first time is not built from nothing: the directory at the path keeps
+ * its objects for the new key (Kbuild updates them as it would any config change) after a copy
+ * of it is left under its own key. So a cold run compiles what it would in one directory, and
+ * reruns find each key's directory as its last build left it. Which directory holds which key
+ * only decides what Kbuild recompiles, never what a kernel is: a wrong or missing key file
+ * costs time, not correctness.
  */
 #ifndef KCMPM_BUILD_DIRS_H
 #define KCMPM_BUILD_DIRS_H
@@ -22,9 +32,8 @@
 #include <stddef.h>
 
 struct build_dirs {
-	char *base;		/* <cache>/build/<tree>/<arch>: the pre-split directory's path and
-				 * the prefix of the split ones */
-	char *last;		/* the directory used last in this run, or NULL */
+	char *base;		/* <cache>/build/<tree>/<arch>: where every kernel is built, and the
+				 * prefix of the waiting directories' names */
 };
 
 void build_dirs_init(struct build_dirs *d, const char *cache_dir, const char *tree_tag,
@@ -35,9 +44,10 @@ void build_dirs_init(struct build_dirs *d, const char *cache_dir, const char *tr
  * or "all" without a build-split line. Caller frees. */
 char *build_dirs_key(const struct matrix *m, const char *resolved);
 
-/* The directory for key, ready to build in: made from the pre-split directory or a copy of
- * the one used last (or, in a new run, of the sibling most recently built) when it does not
- * exist yet. Returns its path (caller frees), or NULL with a message in err. */
+/* Puts the directory for key at the build path, ready to build in: the waiting one renamed
+ * there, or, for a key used for the first time, the one already there (a copy of it left for
+ * its own key), or a copy of the waiting one most recently built in, or nothing (Kbuild's
+ * first build). Returns the build path (caller frees), or NULL with a message in err. */
 char *build_dirs_use(struct build_dirs *d, const char *key, char *err, size_t errlen);
 
 /* Removes every build directory of the (tree, arch): --force all. */

@@ -510,8 +510,9 @@ TEST(e2e_in_process_kconfig_equals_olddefconfig)
 	run_free(&fresh);
 }
 
-/* The 6.1 x86_64 build directory of the cells with CHECKPOINT_RESTORE=n and EPOLL=y (OFF's). */
-#define OFF_BUILD_DIR "build/linux-source-6.1/x86_64.CHECKPOINT_RESTORE-n.EPOLL-y"
+/* The 6.1 x86_64 build path (build_dirs.h): after a run whose last kernel is OFF's (or
+ * VIA_EXPERT's, the same build directory), it holds their directory. */
+#define OFF_BUILD_DIR "build/linux-source-6.1/x86_64"
 
 /* A file's text under OFF's build directory; NULL when it cannot be read. */
 static char *build_dir_file(const char *name)
@@ -533,6 +534,36 @@ static void forget_kernel(const struct run *r, const char *combo)
 	remove_tree(entry);
 	free(entry);
 	free(line);
+}
+
+/* The x86_64 cells a and b of a first run, run again without their cached kernels: built
+ * again, and passing. */
+static struct run rerun_without_kernels(const struct run *first, const char *name,
+					const char *const *args, const char *a, const char *b)
+{
+	struct run r;
+
+	forget_kernel(first, a);
+	forget_kernel(first, b);
+	r = harness_run(name, args);
+	CHECK(r.status == 0);
+	expect_cell(&r, "x86_64", a, "PASS\t");
+	expect_cell(&r, "x86_64", b, "PASS\t");
+	return r;
+}
+
+/* The whole build log of the kernel of a cell of a run, from the cache (the cell's own is its
+ * tail). */
+static char *kernel_build_log(const struct run *r, const char *combo)
+{
+	char *line = cell_line(r, "x86_64", combo), *tag = line ? strrchr(line, '\t') + 1 : NULL;
+	char *path = xasprintf("%s/kernels/linux-source-6.1/v3/x86_64/%s/build.log", cache,
+			       tag ? tag : "?");
+	char *log = read_file(path, NULL);
+
+	free(path);
+	free(line);
+	return log;
 }
 
 /* Did make run a syncconfig of its own for this cell (a SYNC line in its build log)? */
@@ -569,12 +600,7 @@ TEST(e2e_in_process_syncconfig_equals_kbuilds)
 
 	CHECK(first.status == 0);
 	/* without their cached kernels the cells are built again, incrementally, and synced */
-	forget_kernel(&first, OFF);
-	forget_kernel(&first, VIA_EXPERT);
-	again = harness_run("sync-again", args);
-	CHECK(again.status == 0);
-	expect_cell(&again, "x86_64", OFF, "PASS\t");
-	expect_cell(&again, "x86_64", VIA_EXPERT, "PASS\t");
+	again = rerun_without_kernels(&first, "sync-again", args, OFF, VIA_EXPERT);
 	CHECK_CONTAINS(again.out, "kernels built 2, synced in process 2, ");
 	CHECK(!kbuild_synced(&again, OFF) && !kbuild_synced(&again, VIA_EXPERT));
 	for (int i = 0; i < 3; i++)
@@ -598,6 +624,56 @@ TEST(e2e_in_process_syncconfig_equals_kbuilds)
 	free(odir);
 	free(worktree);
 	run_free(&again);
+	run_free(&first);
+}
+
+/* A build directory used for the first time starts as the one last built in, at the same path:
+ * Kbuild recompiles what the config change needs (DRM's core, n to y), not the whole kernel.
+ * (At another path, x86's objtool, whose .cmd files name its absolute output path, is rebuilt,
+ * and every object that depends on it with it.) */
+TEST(e2e_new_build_dir_recompiles_only_what_changed)
+{
+	const char *both[] = { "--arch", "x86_64", "--only", OFF " " VIA_DRM, NULL };
+	const char *off[] = { "--arch", "x86_64", "--only", OFF, NULL };
+	struct run first = harness_run("newdir-1", both), at_off, again;
+	char *waiting = xasprintf("%s/" OFF_BUILD_DIR ".CHECKPOINT_RESTORE-n.EPOLL-y.DRM-y", cache);
+	char *off_dir = xasprintf("%s/" OFF_BUILD_DIR ".CHECKPOINT_RESTORE-n.EPOLL-y.DRM-n", cache);
+	char *held, *log, *objects_cmd = xasprintf("find %s/" OFF_BUILD_DIR " -name '*.o.cmd' | "
+						   "wc -l", cache);
+	FILE *f;
+	int objects = 0, compiled;
+
+	CHECK(first.status == 0);
+	/* the build path holds OFF's directory (DRM=n), and VIA_DRM's (DRM=y) is not there */
+	forget_kernel(&first, OFF);
+	at_off = harness_run("newdir-2", off);
+	CHECK(at_off.status == 0);
+	held = build_dir_file(".kcmpm-dir-key");
+	CHECK_STR(held, "CHECKPOINT_RESTORE-n.EPOLL-y.DRM-n");
+	remove_tree(waiting);
+	again = rerun_without_kernels(&first, "newdir-3", both, OFF, VIA_DRM);
+	/* both directories are kept, whichever of them is at the build path */
+	free(held);
+	held = build_dir_file(".kcmpm-dir-key");
+	CHECK(held && (!strcmp(held, "CHECKPOINT_RESTORE-n.EPOLL-y.DRM-y") ? path_exists(off_dir)
+									 : path_exists(waiting)));
+	f = popen(objects_cmd, "r");
+	CHECK(f && fscanf(f, "%d", &objects) == 1);
+	if (f)
+		pclose(f);
+	log = kernel_build_log(&again, VIA_DRM);
+	compiled = count(log, "\n  CC ");
+	printf("# DRM=n to y in a new build directory: %d objects compiled of %d\n", compiled,
+	       objects);
+	CHECK(objects > 500 && compiled > 20 && compiled < objects / 4);
+	CHECK(log && !strstr(log, "tools/objtool/check.o"));
+	free(log);
+	free(held);
+	free(objects_cmd);
+	free(off_dir);
+	free(waiting);
+	run_free(&again);
+	run_free(&at_off);
 	run_free(&first);
 }
 

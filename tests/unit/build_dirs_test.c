@@ -1,6 +1,7 @@
-/* Build directories split by the heavy symbols: their names, and how a new one starts (taking
- * over the pre-split directory, or seeded with a copy of the last one), never from nothing
- * unless there is nothing to start from. */
+/* Build directories split by the heavy symbols: their names; every one is built at the one
+ * build path (x86's objtool would rebuild everything at another); a new one starts as the one
+ * last built in (its copy waiting for its own key), never from nothing unless there is nothing
+ * to start from. */
 #define _GNU_SOURCE
 #include "build_dirs.h"
 #include "check.h"
@@ -9,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A directory that looks built in: the mark build.c writes, a .config and one object. */
@@ -41,12 +44,13 @@ TEST(build_dirs_key_names_the_split_symbols_values)
 	char err[512] = "", resolved[MAX_SYMBOLS] = { 0 }, *key;
 
 	CHECK(matrix_load("matrix", NULL, &m, err, sizeof(err)) == 0);
-	CHECK(m.nsplit == 2);
+	CHECK(m.nsplit == 3);
 	resolved[matrix_symbol_index(&m, "CHECKPOINT_RESTORE")] = 'y';
 	resolved[matrix_symbol_index(&m, "EPOLL")] = 0;	/* no such symbol: n */
-	resolved[matrix_symbol_index(&m, "DRM")] = 'm';	/* not a split symbol */
+	resolved[matrix_symbol_index(&m, "DRM")] = 'm';
+	resolved[matrix_symbol_index(&m, "KCMP")] = 'y';	/* not a split symbol */
 	key = build_dirs_key(&m, resolved);
-	CHECK_STR(key, "CHECKPOINT_RESTORE-y.EPOLL-n");
+	CHECK_STR(key, "CHECKPOINT_RESTORE-y.EPOLL-n.DRM-m");
 	free(key);
 	m.nsplit = 0;
 	key = build_dirs_key(&m, resolved);
@@ -55,76 +59,140 @@ TEST(build_dirs_key_names_the_split_symbols_values)
 	matrix_free(&m);
 }
 
-TEST(build_dirs_take_over_the_old_directory_then_seed_from_the_last)
+/* Uses key's directory; checks it is at the build path and holds what want says. */
+static void use_expecting(struct build_dirs *d, const char *key, const char *want)
 {
-	char root[] = "/tmp/kcmpm-dirs-XXXXXX", err[512] = "", *a, *b, *text;
+	char err[512] = "", *dir = build_dirs_use(d, key, err, sizeof(err));
+	char *text = dir ? file_in(dir, "kernel/kcmp.o") : NULL;
+	char *held = dir ? file_in(dir, ".kcmpm-dir-key") : NULL;
+
+	if (!dir)
+		printf("# %s: %s\n", key, err);
+	CHECK(dir && !strcmp(dir, d->base));
+	CHECK_STR(text, want);
+	CHECK_STR(held, key);
+	free(held);
+	free(text);
+	free(dir);
+}
+
+static char *waiting_file(const struct build_dirs *d, const char *key, const char *rel)
+{
+	char *dir = xasprintf("%s.%s", d->base, key), *text = file_in(dir, rel);
+
+	free(dir);
+	return text;
+}
+
+TEST(build_dirs_build_every_key_at_one_path)
+{
+	char root[] = "/tmp/kcmpm-dirs-XXXXXX", *text;
 	struct build_dirs d;
-	char *old;
 
 	CHECK(mkdtemp(root) != NULL);
 	build_dirs_init(&d, root, "linux-source-6.1", "x86_64");
-	old = xasprintf("%s/build/linux-source-6.1/x86_64", root);
-	fake_build_dir(old, "OLD\n");
-	/* the first directory used is the pre-split one, renamed */
-	a = build_dirs_use(&d, "CHECKPOINT_RESTORE-n.EPOLL-y", err, sizeof(err));
-	CHECK(a && !path_exists(old));
-	text = a ? file_in(a, "kernel/kcmp.o") : NULL;
-	CHECK_STR(text, "OLD\n");
-	free(text);
-	fake_build_dir(a, "A\n");
-	/* the next is a copy of the last used, not of the old one */
-	b = build_dirs_use(&d, "CHECKPOINT_RESTORE-y.EPOLL-y", err, sizeof(err));
-	CHECK(b != NULL);
-	text = b ? file_in(b, "kernel/kcmp.o") : NULL;
+	/* the one directory of the layout before the split, holding no key, goes on for the
+	 * first key */
+	fake_build_dir(d.base, "OLD\n");
+	use_expecting(&d, "CR-n", "OLD\n");
+	fake_build_dir(d.base, "A\n");
+	/* a new key goes on from the last one built, at the same path; a copy of that one waits
+	 * for its key */
+	use_expecting(&d, "CR-y", "A\n");
+	text = waiting_file(&d, "CR-n", "kernel/kcmp.o");
 	CHECK_STR(text, "A\n");
 	free(text);
-	/* a copy: writing one does not write the other */
-	fake_build_dir(b, "B\n");
-	text = file_in(a, "kernel/kcmp.o");
+	text = waiting_file(&d, "CR-n", ".kcmpm-dir-key");
+	CHECK_STR(text, "CR-n");
+	free(text);
+	/* a copy: building in one does not write the other */
+	fake_build_dir(d.base, "B\n");
+	text = waiting_file(&d, "CR-n", "kernel/kcmp.o");
 	CHECK_STR(text, "A\n");
 	free(text);
-	free(a);
-	free(b);
-	build_dirs_free(&d);
-	/* a new run seeds from the sibling built most recently */
-	build_dirs_init(&d, root, "linux-source-6.1", "x86_64");
-	a = build_dirs_use(&d, "CHECKPOINT_RESTORE-n.EPOLL-n", err, sizeof(err));
-	text = a ? file_in(a, "kernel/kcmp.o") : NULL;
+	/* a key used before comes back to the build path as it was left, and the one there
+	 * waits in its place */
+	use_expecting(&d, "CR-n", "A\n");
+	text = waiting_file(&d, "CR-y", "kernel/kcmp.o");
 	CHECK_STR(text, "B\n");
 	free(text);
-	free(a);
+	use_expecting(&d, "CR-n", "A\n");
+	build_dirs_free(&d);
+	/* a new run finds them as the last one left them */
+	build_dirs_init(&d, root, "linux-source-6.1", "x86_64");
+	use_expecting(&d, "CR-y", "B\n");
 	/* --force all removes every one of them */
 	build_dirs_remove_all(&d);
-	a = xasprintf("%s/build/linux-source-6.1", root);
-	text = xasprintf("%s/x86_64.CHECKPOINT_RESTORE-n.EPOLL-y", a);
+	CHECK(!path_exists(d.base));
+	text = xasprintf("%s.CR-n", d.base);
 	CHECK(!path_exists(text));
 	free(text);
-	free(a);
 	build_dirs_free(&d);
-	free(old);
 	remove_tree(root);
 }
 
-/* With nothing built yet anywhere, a directory starts empty (Kbuild's first build), and a
- * leftover that was never built in (an interrupted copy) is not taken for one. */
-TEST(build_dirs_start_empty_with_nothing_to_seed_from)
+/* With nothing at the build path, the waiting directory built in most recently is copied
+ * there; with nothing built yet anywhere, a directory starts empty (Kbuild's first build).
+ * Leftovers never built in (an interrupted copy) are not taken for one. */
+TEST(build_dirs_start_from_the_newest_or_from_nothing)
 {
-	char root[] = "/tmp/kcmpm-dirs-XXXXXX", err[512] = "", *a, *junk, *seeding;
+	char root[] = "/tmp/kcmpm-dirs-XXXXXX", *junk, *seeding, *text;
 	struct build_dirs d;
 
 	CHECK(mkdtemp(root) != NULL);
 	build_dirs_init(&d, root, "t", "arm64");
-	junk = xasprintf("%s/build/t/arm64.all/stale", root);
-	seeding = xasprintf("%s/build/t/arm64.other.seeding", root);
+	junk = xasprintf("%s/stale", d.base);
+	seeding = xasprintf("%s.other.seeding", d.base);
 	CHECK(mkdir_p(junk) == 0);
 	fake_build_dir(seeding, "HALF\n");
-	a = build_dirs_use(&d, "all", err, sizeof(err));
-	CHECK(a != NULL);
-	CHECK(!path_exists(junk));
-	CHECK(a && !path_exists(a));	/* build.c makes it, Kbuild fills it */
-	free(a);
+	{
+		char err[512] = "", *a = build_dirs_use(&d, "all", err, sizeof(err));
+
+		CHECK(a && !strcmp(a, d.base));
+		CHECK(!path_exists(junk));
+		text = a ? file_in(a, "kernel/kcmp.o") : NULL;
+		CHECK(text == NULL);	/* build.c fills it, Kbuild builds it */
+		free(a);
+	}
+	/* an interrupted swap (nothing at the build path): the newest waiting one is copied */
+	remove_tree(d.base);
+	for (int k = 1; k <= 2; k++) {
+		char *dir = xasprintf("%s.S-%d", d.base, k), *config = xasprintf("%s/.config", dir);
+		struct timespec when[2] = { { .tv_sec = 1000 * k }, { .tv_sec = 1000 * k } };
+
+		fake_build_dir(dir, k == 1 ? "ONE\n" : "TWO\n");
+		CHECK(utimensat(AT_FDCWD, config, when, 0) == 0);
+		free(config);
+		free(dir);
+	}
+	use_expecting(&d, "S-3", "TWO\n");
+	text = waiting_file(&d, "S-2", "kernel/kcmp.o");
+	CHECK_STR(text, "TWO\n");
+	free(text);
 	free(junk);
 	free(seeding);
+	build_dirs_free(&d);
+	remove_tree(root);
+}
+
+/* After matrix.conf's build-split line changes, a cache's waiting directories of the old line
+ * seed the new layout's first directory, and then go: no key names them again. */
+TEST(build_dirs_of_an_older_split_seed_then_go)
+{
+	char root[] = "/tmp/kcmpm-dirs-XXXXXX", *old, *text;
+	struct build_dirs d;
+
+	CHECK(mkdtemp(root) != NULL);
+	build_dirs_init(&d, root, "t", "x86_64");
+	old = xasprintf("%s.CHECKPOINT_RESTORE-n.EPOLL-y", d.base);
+	fake_build_dir(old, "OLD\n");
+	use_expecting(&d, "CHECKPOINT_RESTORE-n.EPOLL-y.DRM-n", "OLD\n");
+	CHECK(!path_exists(old));
+	use_expecting(&d, "CHECKPOINT_RESTORE-n.EPOLL-y.DRM-y", "OLD\n");
+	text = waiting_file(&d, "CHECKPOINT_RESTORE-n.EPOLL-y.DRM-n", ".kcmpm-dir-key");
+	CHECK_STR(text, "CHECKPOINT_RESTORE-n.EPOLL-y.DRM-n");
+	free(text);
+	free(old);
 	build_dirs_free(&d);
 	remove_tree(root);
 }
