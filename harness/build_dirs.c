@@ -140,41 +140,6 @@ static int move_dir(const char *from, const char *to, char *err, size_t errlen)
 	return -1;
 }
 
-/* Does key name the same symbols as shape (the values aside)? */
-static int same_symbols(const char *key, const char *shape)
-{
-	for (;;) {
-		size_t a = strcspn(key, "-"), b = strcspn(shape, "-");
-
-		if (a != b || strncmp(key, shape, a))
-			return 0;
-		key = strchr(key, '.');
-		shape = strchr(shape, '.');
-		if (!key || !shape)
-			return !key && !shape;
-		key++;
-		shape++;
-	}
-}
-
-/* Removes the waiting directories of another build-split line than key's (a cache made before
- * matrix.conf's line changed): no key of this one names them again. */
-static void remove_other_splits(const struct build_dirs *d, const char *key)
-{
-	char *pattern = xasprintf("%s.*", d->base);
-	size_t prefix = strlen(d->base) + 1;
-	glob_t g;
-
-	if (glob(pattern, GLOB_ONLYDIR, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc; i++)
-			if (!ends_with(g.gl_pathv[i], ".seeding") &&
-			    !same_symbols(g.gl_pathv[i] + prefix, key))
-				remove_tree(g.gl_pathv[i]);
-		globfree(&g);
-	}
-	free(pattern);
-}
-
 /* Key's first use with a directory at the build path that holds another key (or none): that
  * directory goes on for key, and a copy of it waits for the key it held. */
 static int take_over(const struct build_dirs *d, const char *held, const char *key, char *err,
@@ -212,13 +177,13 @@ static int fill_build_path(const struct build_dirs *d, const char *key, const ch
 char *build_dirs_use(struct build_dirs *d, const char *key, char *err, size_t errlen)
 {
 	char *waiting = waiting_dir(d, key), *held = NULL;
-	int rc = 0, first_use = !build_dir_in_use(waiting);
+	int rc = 0;
 
 	if (!build_dir_in_use(d->base)) {
 		rc = fill_build_path(d, key, waiting, err, errlen);
 	} else if ((held = held_key(d->base)) && !strcmp(held, key)) {
-		first_use = 0;
-	} else if (!first_use) {
+		/* in place */
+	} else if (build_dir_in_use(waiting)) {
 		/* key's directory waits: the one at the build path waits in its place (or goes,
 		 * when it holds no key: the layout before the split left it) */
 		char *park = held ? waiting_dir(d, held) : NULL;
@@ -230,8 +195,6 @@ char *build_dirs_use(struct build_dirs *d, const char *key, char *err, size_t er
 	} else {
 		rc = take_over(d, held, key, err, errlen);
 	}
-	if (!rc && first_use)
-		remove_other_splits(d, key);
 	free(held);
 	free(waiting);
 	return rc ? NULL : xstrdup(d->base);

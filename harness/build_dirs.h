@@ -20,9 +20,11 @@
  * A key used for the first time is not built from nothing: the directory at the path keeps
  * its objects for the new key (Kbuild updates them as it would any config change) after a copy
  * of it is left under its own key. So a cold run compiles what it would in one directory, and
- * reruns find each key's directory as its last build left it. Which directory holds which key
- * only decides what Kbuild recompiles, never what a kernel is: a wrong or missing key file
- * costs time, not correctness.
+ * reruns find each key's directory as its last build left it. (After the build-split line
+ * changes, the waiting directories of the old line seed the first new one; they stay, as
+ * another matrix sharing the cache may use them, until --force all.) Which directory holds
+ * which key only decides what Kbuild recompiles, never what a kernel is: a wrong or missing
+ * key file costs time, not correctness.
  */
 #ifndef KCMPM_BUILD_DIRS_H
 #define KCMPM_BUILD_DIRS_H
