@@ -99,14 +99,27 @@ int build_dir_in_use(const char *build_dir)
 	return yes;
 }
 
+/* Did Kbuild ever run in the directory (the Makefile an O= build writes first, or a .config)? */
+static int kbuild_was_here(const char *build_dir)
+{
+	char *makefile = xasprintf("%s/Makefile", build_dir);
+	char *config = xasprintf("%s/.config", build_dir);
+	int yes = path_exists(makefile) || path_exists(config);
+
+	free(makefile);
+	free(config);
+	return yes;
+}
+
 /* A build directory belongs to one source tree (Kbuild records absolute source paths in it),
- * named in its .kcmpm-srctree; one found holding another tree's objects is emptied. */
+ * named in its .kcmpm-srctree; one found holding another tree's objects, or objects of no
+ * tree it names, is emptied. (A directory build_dirs made, holding only its key, is not.) */
 static int ensure_dirs(const struct build_ctx *b, char *err, size_t errlen)
 {
 	char *mark = srctree_mark(b->build_dir), *have = read_file(mark, NULL);
 	int fresh = !have || strcmp(have, b->src), rc = 0;
 
-	if (fresh && path_exists(b->build_dir)) {
+	if (have ? fresh : kbuild_was_here(b->build_dir)) {
 		fprintf(stderr, "kcmp-matrix: %s was built from another tree; starting it afresh\n",
 			b->build_dir);
 		remove_tree(b->build_dir);

@@ -72,27 +72,58 @@ static int ends_with(const char *s, const char *tail)
 	return n >= t && !strcmp(s + n - t, tail);
 }
 
-/* The waiting directory whose .config changed last (the one most recently built in), or
- * NULL. */
-static char *newest_waiting(const struct build_dirs *d)
+/* How much of the kernel Kbuild recompiles going from a directory of key from to one of key
+ * to, as far as the keys tell: each split symbol whose value differs weighs more the earlier
+ * it is on the build-split line (matrix.conf names the heaviest first); one that from does not
+ * name (a directory of an older line) counts as differing. */
+static unsigned key_distance(const char *from, const char *to)
+{
+	unsigned n = 1, weight, distance = 0;
+
+	for (const char *t = strchr(to, '.'); t; t = strchr(t + 1, '.'))
+		n++;
+	weight = 1u << n;
+	for (const char *t = to; t; t = strchr(t, '.') ? strchr(t, '.') + 1 : NULL) {
+		size_t sym = strcspn(t, "-"), len = strcspn(t, ".");
+		int same = 0;
+
+		weight >>= 1;
+		for (const char *f = from; f && !same; f = strchr(f, '.') ? strchr(f, '.') + 1 : NULL)
+			same = strcspn(f, "-") == sym && strcspn(f, ".") == len && !strncmp(f, t, len);
+		if (!same)
+			distance += weight;
+	}
+	return distance;
+}
+
+/* The waiting directory to start key's from: the nearest by key_distance, and of equals the
+ * one built in most recently (its .config changed last); NULL when none waits. Its distance
+ * goes to *distance. */
+static char *nearest_waiting(const struct build_dirs *d, const char *key, unsigned *distance)
 {
 	char *pattern = xasprintf("%s.*", d->base), *best = NULL;
+	size_t prefix = strlen(d->base) + 1;
 	struct timespec best_time = { 0 };
 	glob_t g;
 
+	*distance = ~0u;
 	if (glob(pattern, GLOB_ONLYDIR, NULL, &g) == 0) {
 		for (size_t i = 0; i < g.gl_pathc; i++) {
-			char *config = xasprintf("%s/.config", g.gl_pathv[i]);
+			const char *dir = g.gl_pathv[i];
+			char *config = xasprintf("%s/.config", dir);
+			unsigned far = key_distance(dir + prefix, key);
 			struct stat st;
 
-			if (!ends_with(g.gl_pathv[i], ".seeding") && build_dir_in_use(g.gl_pathv[i]) &&
+			if (!ends_with(dir, ".seeding") && build_dir_in_use(dir) &&
 			    stat(config, &st) == 0 &&
-			    (!best || st.st_mtim.tv_sec > best_time.tv_sec ||
-			     (st.st_mtim.tv_sec == best_time.tv_sec &&
-			      st.st_mtim.tv_nsec > best_time.tv_nsec))) {
+			    (far < *distance || (far == *distance &&
+						 (st.st_mtim.tv_sec > best_time.tv_sec ||
+						  (st.st_mtim.tv_sec == best_time.tv_sec &&
+						   st.st_mtim.tv_nsec > best_time.tv_nsec))))) {
 				free(best);
-				best = xstrdup(g.gl_pathv[i]);
+				best = xstrdup(dir);
 				best_time = st.st_mtim;
+				*distance = far;
 			}
 			free(config);
 		}
@@ -140,61 +171,60 @@ static int move_dir(const char *from, const char *to, char *err, size_t errlen)
 	return -1;
 }
 
-/* Key's first use with a directory at the build path that holds another key (or none): that
- * directory goes on for key, and a copy of it waits for the key it held. */
-static int take_over(const struct build_dirs *d, const char *held, const char *key, char *err,
-		     size_t errlen)
+/* Clears the build path: its directory waits under the key it holds, or goes when it holds
+ * none (the layout before the split left it) or was never built in. */
+static int clear_build_path(const struct build_dirs *d, const char *held, char *err,
+			    size_t errlen)
 {
-	int rc = 0;
-
-	if (held) {
-		char *copy = waiting_dir(d, held);
-
-		rc = copy_dir(d->base, copy, held, err, errlen);
-		free(copy);
-	}
-	return rc ? rc : write_key(d->base, key, err, errlen);
-}
-
-/* Puts key's directory at the build path when no built directory is there: the waiting one,
- * or a copy of the newest waiting one, or an empty one. */
-static int fill_build_path(const struct build_dirs *d, const char *key, const char *waiting,
-			   char *err, size_t errlen)
-{
-	char *seed;
+	char *park;
 	int rc;
 
-	remove_tree(d->base);	/* whatever is there was never built in */
-	if (build_dir_in_use(waiting))
-		return move_dir(waiting, d->base, err, errlen);
-	remove_tree(waiting);
-	seed = newest_waiting(d);
-	rc = seed ? copy_dir(seed, d->base, key, err, errlen) : write_key(d->base, key, err, errlen);
-	free(seed);
+	if (!held || !build_dir_in_use(d->base))
+		return remove_tree(d->base) < 0 ? -1 : 0;
+	park = waiting_dir(d, held);
+	rc = move_dir(d->base, park, err, errlen);
+	free(park);
 	return rc;
+}
+
+/* Key's first use: its directory starts as the nearest one there is (key_distance), the one at
+ * the build path if none waits nearer (a copy of it then waits for the key it held; one of
+ * the layout before the split, holding no key, is taken as it is), or a copy of the nearest
+ * waiting one, or nothing (Kbuild's first build). */
+static int start_dir(const struct build_dirs *d, const char *held, const char *key, char *err,
+		     size_t errlen)
+{
+	unsigned seed_distance;
+	char *seed = nearest_waiting(d, key, &seed_distance);
+	int rc;
+
+	if (build_dir_in_use(d->base) &&
+	    (!held || !seed || key_distance(held, key) <= seed_distance)) {
+		char *copy = held ? waiting_dir(d, held) : NULL;
+
+		rc = copy ? copy_dir(d->base, copy, held, err, errlen) : 0;
+		free(copy);
+	} else {
+		rc = clear_build_path(d, held, err, errlen);
+		if (!rc && seed)
+			rc = copy_dir(seed, d->base, key, err, errlen);
+	}
+	free(seed);
+	return rc ? rc : write_key(d->base, key, err, errlen);
 }
 
 char *build_dirs_use(struct build_dirs *d, const char *key, char *err, size_t errlen)
 {
-	char *waiting = waiting_dir(d, key), *held = NULL;
+	char *waiting = waiting_dir(d, key);
+	char *held = build_dir_in_use(d->base) ? held_key(d->base) : NULL;
 	int rc = 0;
 
-	if (!build_dir_in_use(d->base)) {
-		rc = fill_build_path(d, key, waiting, err, errlen);
-	} else if ((held = held_key(d->base)) && !strcmp(held, key)) {
-		/* in place */
-	} else if (build_dir_in_use(waiting)) {
-		/* key's directory waits: the one at the build path waits in its place (or goes,
-		 * when it holds no key: the layout before the split left it) */
-		char *park = held ? waiting_dir(d, held) : NULL;
-
-		rc = park ? move_dir(d->base, park, err, errlen) : 0;
-		if (!rc)
-			rc = move_dir(waiting, d->base, err, errlen);
-		free(park);
-	} else {
-		rc = take_over(d, held, key, err, errlen);
-	}
+	if (held && !strcmp(held, key))
+		;	/* in place */
+	else if (build_dir_in_use(waiting))
+		rc = clear_build_path(d, held, err, errlen) || move_dir(waiting, d->base, err, errlen);
+	else
+		rc = start_dir(d, held, key, err, errlen);
 	free(held);
 	free(waiting);
 	return rc ? NULL : xstrdup(d->base);

@@ -17,10 +17,14 @@
  * recompiles everything (measured: a copy of a warm x86_64 directory took 339 s, a full build,
  * where 11 s was due). The directory at the path says which key it holds in .kcmpm-dir-key.
  *
- * A key used for the first time is not built from nothing: the directory at the path keeps
- * its objects for the new key (Kbuild updates them as it would any config change) after a copy
- * of it is left under its own key. So a cold run compiles what it would in one directory, and
- * reruns find each key's directory as its last build left it. (After the build-split line
+ * A key used for the first time is not built from nothing but from the nearest directory
+ * there is (fewest split symbols differing, the earlier on the build-split line the heavier):
+ * the one at the path keeps its objects for the new key (Kbuild updates them as it would any
+ * config change) after a copy of it is left under its own key, unless a waiting one is nearer,
+ * which is then copied in. So a cold run, whose order walks the keys one step at a time,
+ * compiles what it would in one directory; a later run that adds keys (the m column) starts
+ * each from its neighbour, not from whichever was built last; and reruns find each key's
+ * directory as its last build left it. (After the build-split line
  * changes, the waiting directories of the old line seed the first new one; they stay, as
  * another matrix sharing the cache may use them, until --force all.) Which directory holds
  * which key only decides what Kbuild recompiles, never what a kernel is: a wrong or missing
@@ -47,8 +51,7 @@ void build_dirs_init(struct build_dirs *d, const char *cache_dir, const char *tr
 char *build_dirs_key(const struct matrix *m, const char *resolved);
 
 /* Puts the directory for key at the build path, ready to build in: the waiting one renamed
- * there, or, for a key used for the first time, the one already there (a copy of it left for
- * its own key), or a copy of the waiting one most recently built in, or nothing (Kbuild's
+ * there, or, for a key used for the first time, the nearest one (above), or nothing (Kbuild's
  * first build). Returns the build path (caller frees), or NULL with a message in err. */
 char *build_dirs_use(struct build_dirs *d, const char *key, char *err, size_t errlen);
 

@@ -84,6 +84,16 @@ static char *waiting_file(const struct build_dirs *d, const char *key, const cha
 	return text;
 }
 
+/* Checks a file of key's waiting directory. */
+static void expect_waiting(const struct build_dirs *d, const char *key, const char *rel,
+			   const char *want)
+{
+	char *text = waiting_file(d, key, rel);
+
+	CHECK_STR(text, want);
+	free(text);
+}
+
 TEST(build_dirs_build_every_key_at_one_path)
 {
 	char root[] = "/tmp/kcmpm-dirs-XXXXXX", *text;
@@ -99,23 +109,15 @@ TEST(build_dirs_build_every_key_at_one_path)
 	/* a new key goes on from the last one built, at the same path; a copy of that one waits
 	 * for its key */
 	use_expecting(&d, "CR-y", "A\n");
-	text = waiting_file(&d, "CR-n", "kernel/kcmp.o");
-	CHECK_STR(text, "A\n");
-	free(text);
-	text = waiting_file(&d, "CR-n", ".kcmpm-dir-key");
-	CHECK_STR(text, "CR-n");
-	free(text);
+	expect_waiting(&d, "CR-n", "kernel/kcmp.o", "A\n");
+	expect_waiting(&d, "CR-n", ".kcmpm-dir-key", "CR-n");
 	/* a copy: building in one does not write the other */
 	fake_build_dir(d.base, "B\n");
-	text = waiting_file(&d, "CR-n", "kernel/kcmp.o");
-	CHECK_STR(text, "A\n");
-	free(text);
+	expect_waiting(&d, "CR-n", "kernel/kcmp.o", "A\n");
 	/* a key used before comes back to the build path as it was left, and the one there
 	 * waits in its place */
 	use_expecting(&d, "CR-n", "A\n");
-	text = waiting_file(&d, "CR-y", "kernel/kcmp.o");
-	CHECK_STR(text, "B\n");
-	free(text);
+	expect_waiting(&d, "CR-y", "kernel/kcmp.o", "B\n");
 	use_expecting(&d, "CR-n", "A\n");
 	build_dirs_free(&d);
 	/* a new run finds them as the last one left them */
@@ -166,9 +168,7 @@ TEST(build_dirs_start_from_the_newest_or_from_nothing)
 		free(dir);
 	}
 	use_expecting(&d, "S-3", "TWO\n");
-	text = waiting_file(&d, "S-2", "kernel/kcmp.o");
-	CHECK_STR(text, "TWO\n");
-	free(text);
+	expect_waiting(&d, "S-2", "kernel/kcmp.o", "TWO\n");
 	free(junk);
 	free(seeding);
 	build_dirs_free(&d);
@@ -190,13 +190,35 @@ TEST(build_dirs_of_an_older_split_seed_the_new_layout)
 	use_expecting(&d, "CHECKPOINT_RESTORE-n.EPOLL-y.DRM-n", "OLD\n");
 	fake_build_dir(d.base, "NEW\n");
 	use_expecting(&d, "CHECKPOINT_RESTORE-n.EPOLL-y.DRM-y", "NEW\n");
-	text = waiting_file(&d, "CHECKPOINT_RESTORE-n.EPOLL-y.DRM-n", ".kcmpm-dir-key");
-	CHECK_STR(text, "CHECKPOINT_RESTORE-n.EPOLL-y.DRM-n");
-	free(text);
+	expect_waiting(&d, "CHECKPOINT_RESTORE-n.EPOLL-y.DRM-n", ".kcmpm-dir-key", "CHECKPOINT_RESTORE-n.EPOLL-y.DRM-n");
 	text = file_in(old, "kernel/kcmp.o");
 	CHECK_STR(text, "OLD\n");
 	free(text);
 	free(old);
+	build_dirs_free(&d);
+	remove_tree(root);
+}
+
+/* A key used for the first time starts from the nearest directory there is: the one at the
+ * build path differs in both heavy symbols, a waiting one only in the last (the lightest), so
+ * the waiting one is copied in and the one at the build path waits for its key. */
+TEST(build_dirs_start_from_the_nearest)
+{
+	char root[] = "/tmp/kcmpm-dirs-XXXXXX", err[512];
+	struct build_dirs d;
+
+	CHECK(mkdtemp(root) != NULL);
+	build_dirs_init(&d, root, "t", "x86_64");
+	free(build_dirs_use(&d, "A-n.B-n.C-m", err, sizeof(err)));
+	fake_build_dir(d.base, "NNM\n");
+	use_expecting(&d, "A-y.B-y.C-n", "NNM\n");
+	fake_build_dir(d.base, "YYN\n");
+	use_expecting(&d, "A-n.B-n.C-y", "NNM\n");
+	expect_waiting(&d, "A-y.B-y.C-n", "kernel/kcmp.o", "YYN\n");
+	expect_waiting(&d, "A-n.B-n.C-m", "kernel/kcmp.o", "NNM\n");
+	/* one difference in the lightest symbol is nearer than two in the heavier ones */
+	fake_build_dir(d.base, "NNY\n");
+	use_expecting(&d, "A-y.B-y.C-y", "YYN\n");
 	build_dirs_free(&d);
 	remove_tree(root);
 }

@@ -157,3 +157,48 @@ TEST(build_recovers_from_an_interrupted_build)
 	free(new_obj);
 	free(mark);
 }
+
+/* What a build finds in its directory before its make runs: a directory build_dirs made for a
+ * key (its key file and nothing of Kbuild's) is kept as it is; one with Kbuild's files but no
+ * mark naming the tree is emptied, its objects being of no known tree. */
+TEST(build_keeps_a_new_directory_and_empties_an_unknown_one)
+{
+	char dir[] = "/tmp/kcmpm-build-XXXXXX";
+	struct arch arch = { .name = "x86_64", .kernel_arch = "x86_64", .cross_compile = "",
+			     .make_target = "bzImage", .image = "arch/x86/boot/bzImage" };
+	struct build_ctx b = { .arch = &arch, .jobs = 1, .make = "/bin/true", .timeout = 30 };
+	struct build_outcome bo;
+	char err[512] = "";
+
+	CHECK(mkdtemp(dir) != NULL);
+	b.src = dir;
+	b.build_dir = xasprintf("%s/o", dir);
+	b.work_dir = xasprintf("%s/w", dir);
+	char *key = xasprintf("%s/.kcmpm-dir-key", b.build_dir);
+	char *makefile = xasprintf("%s/Makefile", b.build_dir);
+	char *stray = xasprintf("%s/kernel.o", b.build_dir);
+	char *config = xasprintf("%s/config", dir), *log = xasprintf("%s/build.log", dir);
+	char *image = xasprintf("%s/image", dir);
+
+	CHECK(write_file_atomic(config, "CONFIG_X=y\n", 11) == 0);
+	CHECK(mkdir_p(b.build_dir) == 0);
+	CHECK(write_file_atomic(key, "K-y", 3) == 0);
+	CHECK(build_kernel(&b, config, "tag", log, image, &bo, err, sizeof(err)) == 0);
+	CHECK(path_exists(key));
+	CHECK(build_dir_in_use(b.build_dir));
+	remove_tree(b.build_dir);
+	CHECK(mkdir_p(b.build_dir) == 0);
+	CHECK(write_file_atomic(makefile, "# O=\n", 5) == 0);
+	CHECK(write_file_atomic(stray, "obj", 3) == 0);
+	CHECK(build_kernel(&b, config, "tag", log, image, &bo, err, sizeof(err)) == 0);
+	CHECK(!path_exists(stray) && build_dir_in_use(b.build_dir));
+	remove_tree(dir);
+	free(key);
+	free(makefile);
+	free(stray);
+	free(config);
+	free(log);
+	free(image);
+	free(b.build_dir);
+	free(b.work_dir);
+}
