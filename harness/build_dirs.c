@@ -72,28 +72,40 @@ static int ends_with(const char *s, const char *tail)
 	return n >= t && !strcmp(s + n - t, tail);
 }
 
+/* The part of a key after its first SYM-v, or NULL when it has no other. */
+static const char *next_part(const char *key)
+{
+	const char *dot = strchr(key, '.');
+
+	return dot ? dot + 1 : NULL;
+}
+
 /* How much of the kernel Kbuild recompiles going from a directory of key from to one of key
  * to, as far as the keys tell: each split symbol whose value differs weighs more the earlier
  * it is on the build-split line (matrix.conf names the heaviest first); one that from does not
  * name (a directory of an older line) counts as differing. */
 static unsigned key_distance(const char *from, const char *to)
 {
-	unsigned n = 1, weight, distance = 0;
+	unsigned weight = 1, distance = 0;
 
-	for (const char *t = strchr(to, '.'); t; t = strchr(t + 1, '.'))
-		n++;
-	weight = 1u << n;
-	for (const char *t = to; t; t = strchr(t, '.') ? strchr(t, '.') + 1 : NULL) {
+	for (const char *t = to; t; t = next_part(t))
+		weight <<= 1;
+	for (const char *t = to; t; t = next_part(t)) {
 		size_t sym = strcspn(t, "-"), len = strcspn(t, ".");
 		int same = 0;
 
 		weight >>= 1;
-		for (const char *f = from; f && !same; f = strchr(f, '.') ? strchr(f, '.') + 1 : NULL)
+		for (const char *f = from; f && !same; f = next_part(f))
 			same = strcspn(f, "-") == sym && strcspn(f, ".") == len && !strncmp(f, t, len);
 		if (!same)
 			distance += weight;
 	}
 	return distance;
+}
+
+static int later(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec != b->tv_sec ? a->tv_sec > b->tv_sec : a->tv_nsec > b->tv_nsec;
 }
 
 /* The waiting directory to start key's from: the nearest by key_distance, and of equals the
@@ -116,10 +128,7 @@ static char *nearest_waiting(const struct build_dirs *d, const char *key, unsign
 
 			if (!ends_with(dir, ".seeding") && build_dir_in_use(dir) &&
 			    stat(config, &st) == 0 &&
-			    (far < *distance || (far == *distance &&
-						 (st.st_mtim.tv_sec > best_time.tv_sec ||
-						  (st.st_mtim.tv_sec == best_time.tv_sec &&
-						   st.st_mtim.tv_nsec > best_time.tv_nsec))))) {
+			    (far < *distance || (far == *distance && later(&st.st_mtim, &best_time)))) {
 				free(best);
 				best = xstrdup(dir);
 				best_time = st.st_mtim;
@@ -133,9 +142,20 @@ static char *nearest_waiting(const struct build_dirs *d, const char *key, unsign
 	return best;
 }
 
-/* Copies the directory from to to, holding key, through a temporary name, so an interrupted
- * copy is never taken for a build directory. */
-static int copy_dir(const char *from, const char *to, const char *key, char *err, size_t errlen)
+/* Renames from to to, replacing whatever is there. */
+static int move_dir(const char *from, const char *to, char *err, size_t errlen)
+{
+	remove_tree(to);
+	if (rename(from, to) == 0)
+		return 0;
+	snprintf(err, errlen, "cannot rename '%s' to '%s': %s", from, to, strerror(errno));
+	return -1;
+}
+
+/* Copies the directory from to to (its key file too: the caller rewrites it where the copy
+ * holds another key) through a temporary name, so an interrupted copy is never taken for a
+ * build directory. */
+static int copy_dir(const char *from, const char *to, char *err, size_t errlen)
 {
 	char *tmp = xasprintf("%s.seeding", to);
 	const char *argv[] = { "cp", "-a", "--reflink=auto", from, tmp, NULL };
@@ -148,27 +168,12 @@ static int copy_dir(const char *from, const char *to, const char *key, char *err
 	else if (res.status)
 		snprintf(err, errlen, "cannot copy the build directory '%s' to '%s' (cp status %d); "
 			 "is the disk full?", from, tmp, res.status);
-	else if (write_key(tmp, key, err, errlen) == 0) {
-		remove_tree(to);
-		if (rename(tmp, to))
-			snprintf(err, errlen, "cannot rename '%s' to '%s': %s", tmp, to,
-				 strerror(errno));
-		else
-			rc = 0;
-	}
+	else
+		rc = move_dir(tmp, to, err, errlen);
 	if (rc)
 		remove_tree(tmp);
 	free(tmp);
 	return rc;
-}
-
-static int move_dir(const char *from, const char *to, char *err, size_t errlen)
-{
-	remove_tree(to);
-	if (rename(from, to) == 0)
-		return 0;
-	snprintf(err, errlen, "cannot rename '%s' to '%s': %s", from, to, strerror(errno));
-	return -1;
 }
 
 /* Clears the build path: its directory waits under the key it holds, or goes when it holds
@@ -202,12 +207,12 @@ static int start_dir(const struct build_dirs *d, const char *held, const char *k
 	    (!held || !seed || key_distance(held, key) <= seed_distance)) {
 		char *copy = held ? waiting_dir(d, held) : NULL;
 
-		rc = copy ? copy_dir(d->base, copy, held, err, errlen) : 0;
+		rc = copy ? copy_dir(d->base, copy, err, errlen) : 0;
 		free(copy);
 	} else {
 		rc = clear_build_path(d, held, err, errlen);
 		if (!rc && seed)
-			rc = copy_dir(seed, d->base, key, err, errlen);
+			rc = copy_dir(seed, d->base, err, errlen);
 	}
 	free(seed);
 	return rc ? rc : write_key(d->base, key, err, errlen);

@@ -106,8 +106,8 @@ TEST(build_dirs_build_every_key_at_one_path)
 	fake_build_dir(d.base, "OLD\n");
 	use_expecting(&d, "CR-n", "OLD\n");
 	fake_build_dir(d.base, "A\n");
-	/* a new key goes on from the last one built, at the same path; a copy of that one waits
-	 * for its key */
+	/* a new key goes on from the one at the build path (the only one, so the nearest); a
+	 * copy of that one waits for its key */
 	use_expecting(&d, "CR-y", "A\n");
 	expect_waiting(&d, "CR-n", "kernel/kcmp.o", "A\n");
 	expect_waiting(&d, "CR-n", ".kcmpm-dir-key", "CR-n");
