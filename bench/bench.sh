@@ -131,7 +131,7 @@ touched_run() {
 	# shellcheck disable=SC2086
 	"$harness" --cache "$cache/run" --results "$out/touched-$1" --patches "$dir" $args $2 \
 		>"$out/touched-$1.table" 2>"$out/touched-$1.log" || true
-	echo "touched v1 patch, $1: $(field "$out/touched-$1.log" built) kernels rebuilt in $(field "$out/touched-$1.log" compile) s, $(field "$out/touched-$1.log" boots) boots, wall $(field "$out/touched-$1.log" wall) s = $(echo "scale=2; $(field "$out/touched-$1.log" wall) / $F" | bc) F, work per wall second $(overlap "$out/touched-$1.log")"
+	echo "touched v1 patch, $1: $(field "$out/touched-$1.log" built) kernels rebuilt in $(field "$out/touched-$1.log" compile) s, $(field "$out/touched-$1.log" boots) boots, wall $(field "$out/touched-$1.log" wall) s = $(echo "scale=2; $(field "$out/touched-$1.log" wall) / $F" | bc) F, work per wall second $(overlap "$out/touched-$1.log"), cores busy $(field "$out/touched-$1.log" busy)"
 }
 
 rm -rf "$cache" "$out"
@@ -223,6 +223,7 @@ echo "one group's configs:  6.1 v3 x86_64, $(tail -n 1 "$out/group-fast.table" |
 echo "cold profile:"
 profile "$out/cold.log"
 echo "profile work per wall second: $(overlap "$out/cold.log") (both arches at once; 1 is one thing at a time)"
+echo "profile cores busy:   $(field "$out/cold.log" busy) of $(nproc) on average (CPU of the harness and its processes, $(field "$out/cold.log" CPU) s, per wall second)"
 m_column "$out/whole.log"
 dependents
 echo "peak harness RSS KiB: $(field "$out/cold.log" RSS) cold, $(field "$out/whole.log" RSS) whole, $(field "$out/warm.log" RSS) warm"

@@ -293,11 +293,27 @@ static void clean_up_after_a_killed_run(const struct options *o)
 		     "files", killed, temps);
 }
 
-/* One line of figures for benchmarks and logs. */
-static void print_summary(const struct plan *p, const struct run_info *ri)
+/* The CPU seconds of the harness and of the processes it has waited for, theirs included. */
+static double cpu_seconds(void)
+{
+	double cpu = 0;
+	struct rusage ru;
+
+	for (int who = 0; who < 2; who++)
+		if (getrusage(who ? RUSAGE_CHILDREN : RUSAGE_SELF, &ru) == 0)
+			cpu += (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+			       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	return cpu;
+}
+
+/* One line of figures for benchmarks and logs. The CPU time of the harness and of every process
+ * it started and waited for (compilers under make, guests, probes), against wall time, says how
+ * many cores the run kept busy on average: what a better schedule could still win. */
+static void print_summary(const struct plan *p, const struct run_info *ri, int ran_here)
 {
 	int built = 0, synced = 0, boots = 0;
-	double compile = 0, boot = 0;
+	double compile = 0, boot = 0, cpu = cpu_seconds();
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
 	for (int i = 0; i < p->ncell; i++) {
 		const struct cell *c = &p->cell[i];
@@ -308,10 +324,17 @@ static void print_summary(const struct plan *p, const struct run_info *ri)
 		boots += c->boot_seconds > 0;
 		boot += c->boot_seconds;
 	}
+	if (cores < 1)
+		cores = 1;
 	fprintf(stderr, "kcmp-matrix: summary: cells %d, kernels built %d, synced in process %d, "
 		"compile %.1f s, boots %d, boot %.1f s, wall %.1f s, peak RSS %ld KiB, corrupt cache "
-		"entries remade %d\n", p->ncell, built, synced, compile, boots, boot, ri->seconds,
+		"entries remade %d", p->ncell, built, synced, compile, boots, boot, ri->seconds,
 		ri->max_rss_kib, cache_discarded());
+	/* a merge's wall is its shards' and its CPU its own: no figure to give */
+	if (ran_here)
+		fprintf(stderr, ", CPU %.1f s, cores busy %.2f of %ld", cpu,
+			ri->seconds > 0 ? cpu / ri->seconds : 0, cores);
+	fputc('\n', stderr);
 }
 
 /* A finished run's matrix.json read back as a plan; dies on bad input. */
@@ -325,14 +348,14 @@ static void load_run(const char *path, struct matrix *m, struct plan *p, struct 
 }
 
 static void write_results(const struct options *o, const struct matrix *m, const struct plan *p,
-			  struct run_info *ri, const struct plan *previous)
+			  struct run_info *ri, const struct plan *previous, int ran_here)
 {
 	struct rusage ru;
 	char err[2048];
 
 	if (getrusage(RUSAGE_SELF, &ru) == 0 && ru.ru_maxrss > ri->max_rss_kib)
 		ri->max_rss_kib = ru.ru_maxrss;
-	print_summary(p, ri);
+	print_summary(p, ri, ran_here);
 	if (results_write(o->run.results_dir, m, p, ri, previous, err, sizeof(err)))
 		die("%s", err);
 }
@@ -428,7 +451,7 @@ static int merge_command(const struct options *o, struct matrix *m)
 
 		load_run(o->previous, m, &previous, &unused);
 	}
-	write_results(o, m, &all, &ri, o->previous ? &previous : NULL);
+	write_results(o, m, &all, &ri, o->previous ? &previous : NULL, 0);
 	plan_free(&previous);
 	table = report_markdown(m, &all, &ri);
 	fputs(table, stdout);
@@ -469,7 +492,7 @@ static void write_partial_results(const struct options *o, const struct matrix *
 		table = report_markdown(m, &done, ri);
 		fputs(table, stdout);
 		free(table);
-		write_results(o, m, &done, ri, previous);
+		write_results(o, m, &done, ri, previous, 1);
 		warn("the %d finished cells are in %s (marked partial)", done.ncell,
 		     o->run.results_dir);
 	}
@@ -612,7 +635,7 @@ static int run_command(struct options *o, struct matrix *m)
 	fputs(table, stdout);
 	free(table);
 	ri.seconds = now_seconds() - start;
-	write_results(o, m, &p, &ri, o->previous ? &previous : NULL);
+	write_results(o, m, &p, &ri, o->previous ? &previous : NULL, 1);
 	status = exit_status(&p);
 	if (o->shell)
 		status = shell_boot(&o->run, m, &trees[p.cell[0].tree], &p.cell[0], o->busybox);
