@@ -1102,49 +1102,40 @@ TEST(e2e_pre_plus_v3_is_the_installed_tree)
 	}
 }
 
-/* Both trees Debian ships, side by side in one run: 6.12's cells are built from its own tree
- * with the series rebased for it, booted, and judged by the same rules (its Kconfig logic for
- * these symbols is 6.1's). The report carries the tree everywhere, and its behaviour diff
- * between trees answers: none. On x86_64 only: a tree's first kernel is a clean build, the
- * dearest thing a cold cache pays, and what is checked here (two trees in one run) does not
- * depend on the arch; the nightly matrix builds 6.12 on both. The 6.1 cells are
- * e2e_real_cells_both_arches' kernels. */
+/* Both trees Debian ships, side by side in one run: 6.12's cells resolved from its own tree with
+ * the series rebased for it and judged by the same rules (its Kconfig logic for these symbols
+ * is 6.1's); the table, TSV, JSON and JUnit carry the tree. At the config layer, on x86_64: a
+ * tree's first kernel is a clean build, the dearest thing a cold cache pays, and a cold make
+ * test must fit in CI's time; e2e_pre_plus_v3_is_the_installed_tree shows 6.12's rebased
+ * series gives back the tree Debian built, and the nightly matrix builds and boots 6.12 on
+ * both arches. */
 TEST(e2e_trees_6_1_and_6_12_side_by_side)
 {
-	const char *args[] = { "--trees", "6.1,6.12", "--arch", "x86_64", "--only", OFF " " VIA_DRM_M,
-			       NULL };
+	const char *args[] = { "--trees", "6.1,6.12", "--arch", "x86_64", "--config-only", "--only",
+			       OFF " " VIA_DRM_M, NULL };
 	struct run r = harness_run("trees", args);
 	char *json = xasprintf("%s/matrix.json", r.results), *text = read_file(json, NULL);
 	char *junit = xasprintf("%s/junit.xml", r.results), *xml = read_file(junit, NULL);
 
 	CHECK(r.status == 0);
-	CHECK_CONTAINS(r.out, "4 cells: 4 PASS");
+	CHECK_CONTAINS(r.out, "4 cells: 4 CONFIG_OK");
 	CHECK_CONTAINS(r.out, "kcmp-matrix: tree 6.12: kernel 6.12.118 from ");
 	for (int t = 0; t < 2; t++) {
 		const char *tree = t ? "6.12" : "6.1";
 		char *off = tree_cell_line(&r, tree, "v3", "x86_64", OFF);
 		char *drm = tree_cell_line(&r, tree, "v3", "x86_64", VIA_DRM_M);
 
-		CHECK(off && strstr(off, "\tPASS\tenosys\tworks\tenosys\tnnnny\t"));
-		CHECK(drm && strstr(drm, "\tPASS\tworks\tworks\tworks\tnynmy\t"));
+		CHECK(off && strstr(off, "\tCONFIG_OK\t-\t-\t-\tnnnny\t"));
+		CHECK(drm && strstr(drm, "\tCONFIG_OK\t-\t-\t-\tnynmy\t"));
 		free(off);
 		free(drm);
 	}
 	CHECK_CONTAINS(r.out, "| 6.1 x86_64 v3 | 6.12 x86_64 v3 |");
-	CHECK_CONTAINS(r.out, "Behaviour diff between trees (kcmp state, or no-build):\n  none: "
-		       "every tree behaves the same in every cell run\n");
 	CHECK_CONTAINS(text, "{\"name\": \"6.12\", \"kernel\": \"6.12.118\"");
 	CHECK_CONTAINS(text, "\"tree\": \"6.12\", \"kernel\": \"6.12.118\", \"arch\": \"x86_64\"");
-	/* each 6.12 kernel said so itself: its banner names the tag that was built */
-	CHECK(count(text, "\"booted\": \"6.12.118") == 2);
-	CHECK(count(text, "\"drivers/gpu/drm/drm.ko\"") == 2);
+	/* what the rules predict for 6.12's DRM=m cell: kcmp there, by DRM's select */
+	CHECK_CONTAINS(text, "\"KCMP=y: selected by DRM=m; a bool selected by a module is built in\"");
 	CHECK_CONTAINS(xml, "<testsuite name=\"6.12 x86_64 v3\" tests=\"2\" failures=\"0\"");
-	{
-		char *p = xasprintf("%s/cells/6.12/v3/x86_64/" VIA_DRM_M "/serial.log", r.results);
-
-		CHECK(path_exists(p));
-		free(p);
-	}
 	free(xml);
 	free(junit);
 	free(text);
@@ -2110,7 +2101,7 @@ TEST(e2e_corrupt_cache_entries_are_remade)
 	CHECK(again.status == 0);
 	CHECK_CONTAINS(again.out, "kernels built 1, ");
 	CHECK_CONTAINS(again.out, "boots 1, ");
-	CHECK_CONTAINS(again.out, "corrupt cache entries remade 3\n");
+	CHECK_CONTAINS(again.out, "corrupt cache entries remade 3, ");
 	CHECK_CONTAINS(again.out, "does not match its checksums");
 	CHECK(first.tsv && again.tsv && !strcmp(first.tsv, again.tsv));
 	rewrite_entries(resolved_dir, "config", bad_config, config);
