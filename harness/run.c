@@ -893,8 +893,10 @@ static int run_arch(struct arch_run *r)
 	char **files = variant_files(m, r->series_dir);
 	int ngroup = 0, njob = 0, rc = -1;
 
-	if (worktree_prepare(&ab.wt, o->cache_dir, r->t, m->arch[a].name, files, r->err,
-			     sizeof(r->err)))
+	/* --config-only builds nothing, so it needs no worktree: making one is a hard-link copy of
+	 * the whole tree, seconds per tree and arch (measured: 2 s of a 35 s make plan each) */
+	if (!o->config_only && worktree_prepare(&ab.wt, o->cache_dir, r->t, m->arch[a].name, files,
+						 r->err, sizeof(r->err)))
 		goto out;
 	ab.b = (struct build_ctx){ .src = ab.wt.path, .arch = &m->arch[a], .make = o->make,
 				   .cc_wrapper = o->cc_wrapper, .jobs = o->jobs,
