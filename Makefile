@@ -51,7 +51,7 @@ OLD    ?=
 NEW    ?=
 SHARDS ?=
 
-.PHONY: all matrix plan cell shell diff merge test test-deps fresh-check chaos bench fuzz deps clean clean-cache
+.PHONY: all matrix plan cell shell diff merge test test-binaries test-deps fresh-check chaos bench fuzz deps clean clean-cache
 
 all: $(BUILD)/kcmp-matrix
 
@@ -104,7 +104,11 @@ merge: $(BUILD)/kcmp-matrix
 	$(BUILD)/kcmp-matrix merge --results $(RESULTS) $(if $(PREVIOUS),--previous $(PREVIOUS)) $(SHARDS)
 
 # The tests also need a browser for the page and xmllint for the JUnit schema.
-test: test-deps $(BUILD)/unit-tests $(BUILD)/e2e-tests $(BUILD)/kcmp-matrix-san
+test: test-deps test-binaries
+
+# What make test runs; each is one compiler run over every source, so `make -j test-binaries`
+# builds them at once (.ci/run does).
+test-binaries: $(BUILD)/unit-tests $(BUILD)/e2e-tests $(BUILD)/kcmp-matrix-san
 	@scripts/run-tests $(BUILD)
 
 # What make test needs beyond make matrix: python3 for the kernel's KTAP parser (kunit.py),

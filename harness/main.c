@@ -312,8 +312,7 @@ static double cpu_seconds(void)
 static void print_summary(const struct plan *p, const struct run_info *ri, int ran_here)
 {
 	int built = 0, synced = 0, boots = 0;
-	double compile = 0, boot = 0, cpu = cpu_seconds();
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	double compile = 0, boot = 0;
 
 	for (int i = 0; i < p->ncell; i++) {
 		const struct cell *c = &p->cell[i];
@@ -324,16 +323,18 @@ static void print_summary(const struct plan *p, const struct run_info *ri, int r
 		boots += c->boot_seconds > 0;
 		boot += c->boot_seconds;
 	}
-	if (cores < 1)
-		cores = 1;
 	fprintf(stderr, "kcmp-matrix: summary: cells %d, kernels built %d, synced in process %d, "
 		"compile %.1f s, boots %d, boot %.1f s, wall %.1f s, peak RSS %ld KiB, corrupt cache "
 		"entries remade %d", p->ncell, built, synced, compile, boots, boot, ri->seconds,
 		ri->max_rss_kib, cache_discarded());
 	/* a merge's wall is its shards' and its CPU its own: no figure to give */
-	if (ran_here)
+	if (ran_here) {
+		double cpu = cpu_seconds();
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
 		fprintf(stderr, ", CPU %.1f s, cores busy %.2f of %ld", cpu,
-			ri->seconds > 0 ? cpu / ri->seconds : 0, cores);
+			ri->seconds > 0 ? cpu / ri->seconds : 0, cores < 1 ? 1 : cores);
+	}
 	fputc('\n', stderr);
 }
 
