@@ -105,11 +105,11 @@ merge: $(BUILD)/kcmp-matrix
 
 # The tests also need a browser for the page and xmllint for the JUnit schema.
 test: test-deps test-binaries
+	@scripts/run-tests $(BUILD)
 
 # What make test runs; each is one compiler run over every source, so `make -j test-binaries`
 # builds them at once (.ci/run does).
 test-binaries: $(BUILD)/unit-tests $(BUILD)/e2e-tests $(BUILD)/kcmp-matrix-san
-	@scripts/run-tests $(BUILD)
 
 # What make test needs beyond make matrix: python3 for the kernel's KTAP parser (kunit.py),
 # busybox-static for make shell, a browser for the page and xmllint for the JUnit schema.
