@@ -188,8 +188,76 @@ static int lock_kit(const struct build_ctx *kb, char *err, size_t errlen)
 	return fd;
 }
 
-int build_kit_prepare(const struct build_ctx *kb, const char *key, struct resolver_kit *k,
-		      char *err, size_t errlen)
+/* Makes host_dir hold the tree's Kconfig host programs (fixdep, and conf with its objects), for
+ * key: an allnoconfig of an empty Kconfig (KBUILD_KCONFIG), which makes Kbuild compile them
+ * and runs no compiler probe. Called with host_dir's lock held. Returns 0 when they are there. */
+static int make_host_programs(const struct build_ctx *hb, const char *key, char *err,
+			      size_t errlen)
+{
+	char *key_path = xasprintf("%s/host.key", hb->build_dir), *have = read_file(key_path, NULL);
+	char *empty = xasprintf("%s/empty.Kconfig", hb->build_dir);
+	int rc = 0;
+
+	if (!have || strcmp(have, key)) {
+		remove_tree(hb->build_dir);
+		rc = ensure_dirs(hb, err, errlen);
+		if (rc == 0 && write_file_atomic(empty, "", 0)) {
+			snprintf(err, errlen, "cannot write '%s': %s", empty, strerror(errno));
+			rc = -1;
+		}
+		if (rc == 0) {
+			char *extra[] = { xasprintf("-j%d", hb->jobs > 0 ? hb->jobs : 1),
+					  xasprintf("KBUILD_KCONFIG=%s", empty),
+					  xasprintf("KCONFIG_CONFIG=%s/host.config", hb->build_dir),
+					  xstrdup("allnoconfig") };
+
+			rc = run_config(hb, 4, extra, err, errlen);
+		}
+		if (rc == 0 && write_file_atomic(key_path, key, strlen(key))) {
+			snprintf(err, errlen, "cannot write '%s': %s", key_path, strerror(errno));
+			rc = -1;
+		}
+	}
+	free(have);
+	free(empty);
+	free(key_path);
+	return rc;
+}
+
+/* Starts the kit kb->build_dir with a copy of the tree's Kconfig host programs from host_dir,
+ * timestamps kept, making them there first if no kit of the tree has (see build.h). */
+static void seed_host_programs(const struct build_ctx *kb, const char *host_dir,
+			       const char *host_key)
+{
+	struct build_ctx hb = *kb;
+	char err[1024] = "", *scripts;
+	int fd;
+
+	hb.build_dir = hb.work_dir = (char *)host_dir;
+	if ((fd = lock_kit(&hb, err, sizeof(err))) < 0) {
+		warn("%s; the Kconfig kit compiles its own host programs", err);
+		return;
+	}
+	scripts = xasprintf("%s/scripts", host_dir);
+	if (make_host_programs(&hb, host_key, err, sizeof(err)) == 0) {
+		const char *argv[] = { "cp", "-a", scripts, kb->build_dir, NULL };
+		char *log = xasprintf("%s/seed.log", kb->work_dir);
+		struct spawn_result res;
+
+		if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 60 },
+			      &res) || res.status)
+			snprintf(err, sizeof(err), "cannot copy '%s' into '%s'; see %s", scripts,
+				 kb->build_dir, log);
+		free(log);
+	}
+	if (err[0])
+		warn("%s; the Kconfig kit compiles its own host programs", err);
+	free(scripts);
+	close(fd);
+}
+
+int build_kit_prepare(const struct build_ctx *kb, const char *key, const char *host_dir,
+		      const char *host_key, struct resolver_kit *k, char *err, size_t errlen)
 {
 	char *key_path = xasprintf("%s/kit.key", kb->build_dir), *have = NULL;
 	int fd, rc = -1;
@@ -213,6 +281,8 @@ int build_kit_prepare(const struct build_ctx *kb, const char *key, struct resolv
 		char *extra[5];
 		int n = 0;
 
+		if (host_dir)
+			seed_host_programs(kb, host_dir, host_key);
 		extra[n++] = xasprintf("KCONFIG_CONFIG=%s/kit.config", kb->work_dir);
 		/* Kbuild links its conf here with the memo (HOSTLDFLAGS and HOSTLDLIBS are its
 		 * knobs for host programs), so this parse's probes are the kit's first answers;

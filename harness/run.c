@@ -209,6 +209,16 @@ static char *kit_dir(const struct group *g)
 	return xasprintf("%s/kconfig-kit/%s/%s", g->o->cache_dir, g->t->tag, aname);
 }
 
+/* Where the Kconfig host programs of a group's kit are made once for every arch
+ * (build_kit_prepare): one per tree, or per variant whose kit is its own. Caller frees. */
+static char *kit_host_dir(const struct group *g)
+{
+	if (g->vt->own_kconfig)
+		return xasprintf("%s/kconfig-kit/%s/host.%s", g->o->cache_dir, g->t->tag,
+				 g->m->variant[g->variant].name);
+	return xasprintf("%s/kconfig-kit/%s/host", g->o->cache_dir, g->t->tag);
+}
+
 /* Makes the group's configs with its Kconfig kit from now on (the first call makes or reuses
  * the kit). Not for a tree that may change under us (KSRC: nothing of it is kept), nor for
  * --resolve-with olddefconfig. A kit that cannot be made leaves the group to make's
@@ -222,19 +232,25 @@ static void use_kit(struct group *g)
 	struct build_ctx kb = { .src = g->vt->own_kconfig ? g->vt->path : g->t->path, .arch = a,
 				.make = g->o->make, .cc_wrapper = g->o->cc_wrapper,
 				.jobs = g->o->jobs, .resolver_src = g->o->resolver_src };
-	char key[17], err[1024];
+	/* the host programs: of the tree and the make that builds them, for every arch */
+	const char *host_parts[] = { g->identity, g->vt->own_kconfig ? g->vt->stamp : "",
+				     g->o->make, NULL };
+	char key[17], host_key[17], err[1024], *host_dir;
 
 	if (g->b.kit || g->kit_failed || !g->identity || !g->o->resolver_src)
 		return;
 	kb.build_dir = kb.work_dir = kit_dir(g);
+	host_dir = kit_host_dir(g);
 	cache_key(key, parts);
-	if (build_kit_prepare(&kb, key, &g->kit, err, sizeof(err)) == 0) {
+	cache_key(host_key, host_parts);
+	if (build_kit_prepare(&kb, key, host_dir, host_key, &g->kit, err, sizeof(err)) == 0) {
 		g->b.kit = &g->kit;
 	} else {
 		warn("%s; the %s %s configs are made without a Kconfig kit", err, a->name,
 		     g->m->variant[g->variant].name);
 		g->kit_failed = 1;
 	}
+	free(host_dir);
 	free(kb.build_dir);
 }
 
@@ -1060,9 +1076,11 @@ static void remove_kits(const struct run_opts *o, const struct matrix *m, const 
 	for (int k = 0; k < n; k++) {
 		int v = group[k][0], a = group[k][1];
 		struct group g = group_of(o, m, t, vts, exists, &tools[a], v, a);
-		char *dir = kit_dir(&g);
+		char *dir = kit_dir(&g), *host = kit_host_dir(&g);
 
 		remove_tree(dir);
+		remove_tree(host);
+		free(host);
 		free(dir);
 	}
 }

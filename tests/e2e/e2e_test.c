@@ -489,8 +489,10 @@ static char *group_log(const char *variant, const char *name)
  * the olddefconfig side is cached by tree and request like any resolution, so only a cold
  * cache pays its two minutes. The in-process run has pre and v1 too, before v3: the groups
  * share the kit, so v3's base and cells are made entirely from the memo's answers, recorded by
- * the parses before it, and those are what is checked against olddefconfig. The kit's own
- * make allnoconfig records the first answers, so no group's parse runs a probe. */
+ * the parses before it, and those are what is checked against olddefconfig. The kit starts
+ * from the tree's Kconfig host programs, compiled once for every arch (made afresh by --force
+ * all too). The kit's own make allnoconfig records the first answers, so no group's parse
+ * runs a probe. */
 TEST(e2e_in_process_kconfig_equals_olddefconfig)
 {
 	struct run ref = harness_run("resolve-olddefconfig", (const char *[]){
@@ -501,6 +503,9 @@ TEST(e2e_in_process_kconfig_equals_olddefconfig)
 	char *resolve_log = group_log("v3", "resolve.log"), *base_log = group_log("v3", "kconfig.log");
 	char *first_log = group_log("pre", "kconfig.log");
 	char *kit = xasprintf("%s/kconfig-kit/linux-source-6.1/x86_64/kit.key", cache);
+	char *kit_log = xasprintf("%s/kconfig-kit/linux-source-6.1/x86_64/kconfig.log", cache);
+	char *host_log = xasprintf("%s/kconfig-kit/linux-source-6.1/host/kconfig.log", cache);
+	char *kit_text = read_file(kit_log, NULL), *host_text = read_file(host_log, NULL);
 	int compared = 0, differ = 0;
 
 	CHECK(ref.status == 0 && fresh.status == 0);
@@ -514,8 +519,18 @@ TEST(e2e_in_process_kconfig_equals_olddefconfig)
 	/* the kit's own make allnoconfig (Kbuild's conf, linked with the memo) recorded the
 	 * probes, so even the first group's base runs none */
 	CHECK_CONTAINS(first_log, " answered, 0 run\n");
+	/* the tree's Kconfig host programs were compiled once, for every arch's kit (a copy of
+	 * them started this kit, and Kbuild found each object's command unchanged), and the
+	 * configs compared below were made with the conf linked from them */
+	CHECK_CONTAINS(host_text, "HOSTCC  scripts/kconfig/confdata.o\n");
+	CHECK_CONTAINS(kit_text, "HOSTLD  scripts/kconfig/conf\n");
+	CHECK(kit_text && !strstr(kit_text, "HOSTCC  scripts/kconfig/"));
 	differ = configs_differing(ref.results, fresh.results, "6.1/v3/x86_64", &compared);
 	CHECK(compared == 48 && differ == 0);
+	free(kit_text);
+	free(host_text);
+	free(kit_log);
+	free(host_log);
 	free(kit);
 	free(first_log);
 	free(base_log);
