@@ -38,7 +38,12 @@ field() { summary "$1" | sed -n "s/.*[ ,]$2 \([0-9.]*\).*/\1/p"; }
 # symbol tested in widely included headers changed) and the incremental rest.
 profile() {
 	awk '
-	function secs(t) { split(substr(t, 2, 8), h, ":"); return h[1] * 3600 + h[2] * 60 + h[3] }
+	# the log stamps time of day: one earlier than the last is the next day (a run past midnight)
+	function secs(t,  s) {
+		split(substr(t, 2, 8), h, ":"); s = h[1] * 3600 + h[2] * 60 + h[3] + day
+		if (s < last) { day += 86400; s += 86400 }
+		last = s; return s
+	}
 	/^\[[0-9][0-9]:/ { now = secs($1); if (cfg) { cfgs += now - cfg; cfg = 0 } }
 	/: base config and [0-9]+ cell configs/ || /: the configs of [0-9]+ variant and arch pairs/ { cfg = now }
 	/ build [0-9.]+s / && !/ build cached / {
@@ -87,7 +92,12 @@ dependents() {
 # cells, summed, per wall second of the run after its configs (1: one thing at a time).
 overlap() {
 	awk '
-	function secs(t) { split(substr(t, 2, 8), h, ":"); return h[1] * 3600 + h[2] * 60 + h[3] }
+	# the log stamps time of day: one earlier than the last is the next day (a run past midnight)
+	function secs(t,  s) {
+		split(substr(t, 2, 8), h, ":"); s = h[1] * 3600 + h[2] * 60 + h[3] + day
+		if (s < last) { day += 86400; s += 86400 }
+		last = s; return s
+	}
 	/^\[[0-9][0-9]:/ { now = secs($1); if (!first) first = now; if (cfg) { cfgs += now - cfg; cfg = 0 } }
 	/: base config and [0-9]+ cell configs/ || /: the configs of [0-9]+ variant and arch pairs/ { cfg = now }
 	/ build [0-9.]+s / && !/ build cached / { match($0, / build [0-9.]+s /); work += substr($0, RSTART + 7, RLENGTH - 9) }
