@@ -32,18 +32,21 @@ args="--trees $trees"
 summary() { grep 'kcmp-matrix: summary:' "$1" | tail -n 1; }
 field() { summary "$1" | sed -n "s/.*[ ,]$2 \([0-9.]*\).*/\1/p"; }
 
+# awk: seconds of a log line's [hh:mm:ss] stamp, for profile and overlap. The stamps are time of
+# day: one earlier than the last is the next day (a run past midnight).
+log_seconds='
+	function secs(t,  s) {
+		split(substr(t, 2, 8), h, ":"); s = h[1] * 3600 + h[2] * 60 + h[3] + day
+		if (s < last) { day += 86400; s += 86400 }
+		last = s; return s
+	}'
+
 # Where a cold run's wall time goes, from its timestamped log: the config phase of each
 # (variant, arch) group (base config + every cell's olddefconfig), and the kernel builds split
 # into those that compile much of the tree (30 s or more: the first build of an arch, or a
 # symbol tested in widely included headers changed) and the incremental rest.
 profile() {
-	awk '
-	# the log stamps time of day: one earlier than the last is the next day (a run past midnight)
-	function secs(t,  s) {
-		split(substr(t, 2, 8), h, ":"); s = h[1] * 3600 + h[2] * 60 + h[3] + day
-		if (s < last) { day += 86400; s += 86400 }
-		last = s; return s
-	}
+	awk "$log_seconds"'
 	/^\[[0-9][0-9]:/ { now = secs($1); if (cfg) { cfgs += now - cfg; cfg = 0 } }
 	/: base config and [0-9]+ cell configs/ || /: the configs of [0-9]+ variant and arch pairs/ { cfg = now }
 	/ build [0-9.]+s / && !/ build cached / {
@@ -91,13 +94,7 @@ dependents() {
 # How much of the time both arches were at work at once: compile and boot seconds of the
 # cells, summed, per wall second of the run after its configs (1: one thing at a time).
 overlap() {
-	awk '
-	# the log stamps time of day: one earlier than the last is the next day (a run past midnight)
-	function secs(t,  s) {
-		split(substr(t, 2, 8), h, ":"); s = h[1] * 3600 + h[2] * 60 + h[3] + day
-		if (s < last) { day += 86400; s += 86400 }
-		last = s; return s
-	}
+	awk "$log_seconds"'
 	/^\[[0-9][0-9]:/ { now = secs($1); if (!first) first = now; if (cfg) { cfgs += now - cfg; cfg = 0 } }
 	/: base config and [0-9]+ cell configs/ || /: the configs of [0-9]+ variant and arch pairs/ { cfg = now }
 	/ build [0-9.]+s / && !/ build cached / { match($0, / build [0-9.]+s /); work += substr($0, RSTART + 7, RLENGTH - 9) }
