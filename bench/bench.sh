@@ -13,11 +13,13 @@
 #            then with another edit as the harness runs by default
 #   plan     every cell of the default matrix (all trees) resolved, with no config cached
 #   group    one group's configs with the in-process resolver and with olddefconfig
-#   full     BENCH_FULL=1: the full default matrix (every tree) cold on a cache of its own,
-#            with F summed over its trees and arches (hours on a slow machine)
+#   full     BENCH_FULL=1: the full default matrix (every tree) cold, tree by tree, each on a
+#            cache of its own with its own F; the sums give the full matrix's wall/F (hours on
+#            a slow machine). BENCH_FULL=only runs just this, for the trees in FULL_TREES
+#            (default: all), so the parts can be measured apart and added.
 # The harness prints the per-run figures itself (its "summary:" line); this script only runs it
 # and does the arithmetic. Settings: TREES (default 6.1, the tree the earlier figures are of),
-# VARIANTS, ARCH, BENCH_CACHE, JOBS, COLD_ONLY, BENCH_FULL.
+# VARIANTS, ARCH, BENCH_CACHE, JOBS, COLD_ONLY, BENCH_FULL, FULL_TREES.
 set -eu
 harness=${HARNESS:-build/kcmp-matrix}
 cache=${BENCH_CACHE:-/tmp/kcmp-matrix-bench-cache}
@@ -141,6 +143,32 @@ touched_run() {
 	echo "touched v1 patch, $1: $(field "$out/touched-$1.log" built) kernels rebuilt in $(field "$out/touched-$1.log" compile) s, $(field "$out/touched-$1.log" boots) boots, wall $(field "$out/touched-$1.log" wall) s = $(echo "scale=2; $(field "$out/touched-$1.log" wall) / $F" | bc) F, work per wall second $(overlap "$out/touched-$1.log"), cores busy $(field "$out/touched-$1.log" busy)"
 }
 
+# full: the full default matrix, cold, one tree at a time. The harness runs a matrix's trees one
+# after the other, and they share no kernel build (only the guest program and preflight, seconds),
+# so the full matrix's wall is the sum of its trees' walls. Each tree runs on an empty cache of its
+# own, beside its own F (every arch of that tree), and prints its part; the last line adds them.
+full_bench() {
+	full_wall=0 full_F=0
+	for tree in $(echo "$1" | tr , ' '); do
+		rm -rf "$cache/full-$tree"
+		measure_F "$tree"
+		"$harness" --cache "$cache/full-$tree" --results "$out/full-$tree" --trees "$tree" \
+			>"$out/full-$tree.table" 2>"$out/full-$tree.log" || true
+		w=$(field "$out/full-$tree.log" wall)
+		echo "full, tree $tree:        $(tail -n 1 "$out/full-$tree.table"), $(field "$out/full-$tree.log" built) kernels, wall $w s, F $F s, wall/F $(echo "scale=2; $w / $F" | bc)"
+		full_wall=$(echo "$full_wall + $w" | bc)
+		full_F=$(echo "$full_F + $F" | bc)
+	done
+	echo "full default matrix:  trees $1, wall $full_wall s, F $full_F s (summed over trees and arches), wall/F $(echo "scale=2; $full_wall / $full_F" | bc)"
+}
+all_trees=$(sed -n 's/^tree \([^ ]*\).*/\1/p' matrix/matrix.conf | paste -sd, -)
+
+if [ "${BENCH_FULL:-}" = only ]; then
+	mkdir -p "$out"
+	full_bench "${FULL_TREES:-$all_trees}"
+	exit 0
+fi
+
 rm -rf "$cache" "$out"
 mkdir -p "$out"
 
@@ -236,12 +264,6 @@ dependents
 echo "peak harness RSS KiB: $(field "$out/cold.log" RSS) cold, $(field "$out/whole.log" RSS) whole, $(field "$out/warm.log" RSS) warm"
 echo "cache size MiB:       $(du -sm "$cache/run" | cut -f1)"
 
-# full: the full default matrix (every tree matrix.conf names), cold, on a cache of its own
 if [ -n "${BENCH_FULL:-}" ]; then
-	cache=$cache/full
-	mkdir -p "$cache"
-	all_trees=$(sed -n 's/^tree \([^ ]*\).*/\1/p' matrix/matrix.conf | paste -sd, -)
-	measure_F "$all_trees"
-	"$harness" --cache "$cache/run" --results "$out/full" >"$out/full.table" 2>"$out/full.log" || true
-	echo "full default matrix:  $(tail -n 1 "$out/full.table"), wall $(field "$out/full.log" wall) s, F $F s (trees $all_trees), wall/F $(echo "scale=2; $(field "$out/full.log" wall) / $F" | bc)"
+	full_bench "${FULL_TREES:-$all_trees}"
 fi
