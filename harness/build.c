@@ -278,7 +278,7 @@ int build_kit_prepare(const struct build_ctx *kb, const char *key, const char *h
 	}
 	if (ensure_dirs(kb, err, errlen) == 0 && !resolver_ready(kb)) {
 		char why[600], *memo = resolver_memo_object(kb, kb->resolver_src, why, sizeof(why));
-		char *extra[5];
+		char *extra[7];
 		int n = 0;
 
 		if (host_dir)
@@ -293,6 +293,10 @@ int build_kit_prepare(const struct build_ctx *kb, const char *key, const char *h
 			extra[n++] = xstrdup("HOSTLDFLAGS=-Wl,--wrap=popen,--wrap=pclose");
 			extra[n++] = xasprintf("HOSTLDLIBS=%s", memo);
 			extra[n++] = xasprintf("KCMPM_SHELL_MEMO=%s", first);
+			extra[n++] = xstrdup("KCMPM_SHELL_MEMO_REPORT=1");
+			if (kb->toolchain_memo)
+				extra[n++] = xasprintf("KCMPM_SHELL_MEMO_SHARED=%s",
+						       kb->toolchain_memo);
 			free(first);
 		} else {
 			warn("%s; the Kconfig kit's first parse runs every probe", why);

@@ -32,6 +32,9 @@ struct build_ctx {
 	const struct resolver_kit *kit;	/* the Kconfig kit its base and configs are made with
 					 * (resolver.h); NULL: make's allnoconfig, and a
 					 * resolver linked in build_dir */
+	const char *toolchain_memo; /* for a Kconfig kit: the $(shell) memo of its compiler and
+				     * arch, shared with every tree's kit (kcmpm_memo.c); NULL:
+				     * none */
 	struct spawn_server *syncconfig; /* a resolver serving the source tree's present state
 					  * (resolver_serve): it syncs auto.conf before make,
 					  * so Kbuild's syncconfig has nothing to do; NULL: Kbuild

@@ -226,16 +226,17 @@ static char *memo_path(const char *dir, char *const *env)
 }
 
 /* env for a parse of the tree src: srctree set to it, the memo of memo_dir (if any) named in
- * KCMPM_SHELL_MEMO, then the n_extra entries of extra (the caller's, now the result's). */
-static char **env_for(char *const *env, const char *src, const char *memo_dir, char **extra,
-		      int n_extra)
+ * KCMPM_SHELL_MEMO and the toolchain's memo (if any) in KCMPM_SHELL_MEMO_SHARED, then the
+ * n_extra entries of extra (the caller's, now the result's). */
+static char **env_for(char *const *env, const char *src, const char *memo_dir,
+		      const char *toolchain_memo, char **extra, int n_extra)
 {
 	size_t n = 0, k;
 	char **out;
 
 	while (env[n])
 		n++;
-	out = xcalloc(n + 2 + (size_t)n_extra, sizeof(*out));
+	out = xcalloc(n + 3 + (size_t)n_extra, sizeof(*out));
 	for (k = 0; k < n; k++)
 		out[k] = strncmp(env[k], "srctree=", 8) ? xstrdup(env[k])
 							: xasprintf("srctree=%s", src);
@@ -244,6 +245,8 @@ static char **env_for(char *const *env, const char *src, const char *memo_dir, c
 
 		out[k++] = xasprintf("KCMPM_SHELL_MEMO=%s", memo);
 		free(memo);
+		if (toolchain_memo)
+			out[k++] = xasprintf("KCMPM_SHELL_MEMO_SHARED=%s", toolchain_memo);
 	}
 	for (int i = 0; i < n_extra; i++)
 		out[k++] = extra[i];
@@ -256,7 +259,9 @@ int resolver_kit_open(const struct build_ctx *kb, const char *source, struct res
 	char *cmd = auto_conf_cmd(kb), *text = read_file(cmd, NULL);
 	int rc = -1;
 
-	*k = (struct resolver_kit){ .dir = xstrdup(kb->build_dir) };
+	*k = (struct resolver_kit){ .dir = xstrdup(kb->build_dir),
+				    .toolchain_memo = kb->toolchain_memo ? xstrdup(kb->toolchain_memo)
+								: NULL };
 	k->env = text ? resolver_env_parse(text) : NULL;
 	if (!k->env) {
 		snprintf(err, errlen, "'%s' names no Kconfig environment", cmd);
@@ -290,6 +295,7 @@ char *resolver_kit_first_memo(const struct build_ctx *kb)
 void resolver_kit_free(struct resolver_kit *k)
 {
 	free(k->dir);
+	free(k->toolchain_memo);
 	free(k->exe);
 	free_strings(k->env);
 	*k = (struct resolver_kit){ 0 };
@@ -300,7 +306,7 @@ char *resolver_kit_base(const struct resolver_kit *k, const struct build_ctx *b,
 {
 	char *files[] = { xasprintf("KCONFIG_ALLCONFIG=%s", fragment_path),
 			  xasprintf("KCONFIG_CONFIG=%s", base_path) };
-	char **env = env_for(k->env, b->src, k->dir, files, 2);
+	char **env = env_for(k->env, b->src, k->dir, k->toolchain_memo, files, 2);
 	char *log = xasprintf("%s/kconfig.log", b->work_dir), *text = NULL;
 	const char *argv[] = { k->exe, "--conf", "--allnoconfig", "Kconfig", NULL };
 	struct spawn_result res;
@@ -390,7 +396,7 @@ int resolver_run(const struct build_ctx *b, const char *source, struct build_res
 	int rc = -1;
 
 	if (b->kit) {
-		env = env_for(b->kit->env, b->src, b->kit->dir, NULL, 0);
+		env = env_for(b->kit->env, b->src, b->kit->dir, b->kit->toolchain_memo, NULL, 0);
 		exe = xstrdup(b->kit->exe);
 	} else {
 		text = read_file(cmd, NULL);
@@ -414,7 +420,7 @@ int resolver_serve(const struct build_ctx *b, const char *source, const char *me
 {
 	char *cmd = auto_conf_cmd(b), *text = read_file(cmd, NULL), *exe = NULL;
 	char **parsed = text ? resolver_env_parse(text) : NULL;
-	char **env = parsed ? env_for(parsed, b->src, memo_dir, NULL, 0) : NULL;
+	char **env = parsed ? env_for(parsed, b->src, memo_dir, NULL, NULL, 0) : NULL;
 	char *log = xasprintf("%s/syncconfig.log", b->work_dir);
 	int rc = -1;
 

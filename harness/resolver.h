@@ -31,6 +31,8 @@ struct resolver_kit {
 	char *dir;		/* its config directory, which holds the $(shell) memos */
 	char *exe;		/* kcmpm-resolve, linked against the directory's Kconfig objects */
 	char **env;		/* the environment its auto.conf.cmd records ("NAME=VALUE") */
+	char *toolchain_memo;	/* the $(shell) memo its parses share with every tree's kit of
+				 * the same compiler and arch (kcmpm_memo.c); NULL: none */
 };
 
 /* The kit of the config directory kb->build_dir, whose Kconfig objects and auto.conf.cmd must

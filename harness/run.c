@@ -219,6 +219,26 @@ static char *kit_host_dir(const struct group *g)
 	return xasprintf("%s/kconfig-kit/%s/host", g->o->cache_dir, g->t->tag);
 }
 
+/* Where the $(shell) memos that the kits of every tree share are, one per compiler and arch
+ * (kcmpm_memo.c). Caller frees. */
+static char *toolchain_memo_dir(const struct run_opts *o)
+{
+	return xasprintf("%s/kconfig-kit/toolchain", o->cache_dir);
+}
+
+/* The group's shared memo there: named by what the answers of a command that names no tree
+ * depend on, the kit's key without the tree. Caller frees. */
+static char *toolchain_memo_path(const struct group *g, const char *dir)
+{
+	const struct arch *a = &g->m->arch[g->arch];
+	const char *parts[] = { a->name, a->kernel_arch, a->cross_compile, g->tools->toolchain,
+				g->o->cc_wrapper ? g->o->cc_wrapper : "", g->resolver_id, NULL };
+	char key[17];
+
+	cache_key(key, parts);
+	return xasprintf("%s/%s-%s.memo", dir, a->name, key);
+}
+
 /* Makes the group's configs with its Kconfig kit from now on (the first call makes or reuses
  * the kit). Not for a tree that may change under us (KSRC: nothing of it is kept), nor for
  * --resolve-with olddefconfig. A kit that cannot be made leaves the group to make's
@@ -235,12 +255,17 @@ static void use_kit(struct group *g)
 	/* the host programs: of the tree and the make that builds them, for every arch */
 	const char *host_parts[] = { g->identity, g->vt->own_kconfig ? g->vt->stamp : "",
 				     g->o->make, NULL };
-	char key[17], host_key[17], err[1024], *host_dir;
+	char key[17], host_key[17], err[1024], *host_dir, *toolchain_dir, *toolchain_memo;
 
 	if (g->b.kit || g->kit_failed || !g->identity || !g->o->resolver_src)
 		return;
 	kb.build_dir = kb.work_dir = kit_dir(g);
 	host_dir = kit_host_dir(g);
+	toolchain_dir = toolchain_memo_dir(g->o);
+	toolchain_memo = toolchain_memo_path(g, toolchain_dir);
+	/* without its directory, the kit's parses only do without the shared answers */
+	if (mkdir_p(toolchain_dir) == 0)
+		kb.toolchain_memo = toolchain_memo;
 	cache_key(key, parts);
 	cache_key(host_key, host_parts);
 	if (build_kit_prepare(&kb, key, host_dir, host_key, &g->kit, err, sizeof(err)) == 0) {
@@ -250,6 +275,8 @@ static void use_kit(struct group *g)
 		     g->m->variant[g->variant].name);
 		g->kit_failed = 1;
 	}
+	free(toolchain_memo);
+	free(toolchain_dir);
 	free(host_dir);
 	free(kb.build_dir);
 }
@@ -897,7 +924,7 @@ struct arch_run {
  * order through one worktree and the arch's build directories (build_dirs.h), each booted as
  * soon as it is built. Touches nothing another arch's run_arch touches but the plan's cells of
  * other arches (never), the progress (locked) and the cache (entries keyed by arch, written
- * atomically), so run_tree runs the arches in threads at once. */
+ * atomically), so tree_run_arches runs the arches in threads at once. */
 static int run_arch(struct arch_run *r)
 {
 	const struct run_opts *o = r->o;
@@ -1004,28 +1031,36 @@ static int run_arches(struct arch_run *runs, int n, const struct run_opts *o, ch
 	return rc;
 }
 
-/* The (variant, arch) groups of one tree, for prefetch_configs. */
+/* One tree's share of a run: its cells (a slice of the plan, which keeps each tree's cells
+ * together) and its variants' trees. */
+struct tree_run {
+	const struct tree *t;
+	struct plan p;
+	struct variant_tree *vts;	/* [variant]; .path NULL: not made */
+	char (*exists)[MAX_SYMBOLS];	/* [variant]: which matrix symbols its tree has */
+	char **series_dir;		/* [variant] */
+};
+
+/* The (variant, arch) groups of every tree, for prefetch_configs. */
 struct prefetch {
 	const struct run_opts *o;
 	const struct matrix *m;
-	const struct tree *t;
-	struct plan *p;
-	const struct variant_tree *vts;
-	char (*exists)[MAX_SYMBOLS];
+	struct tree_run *trees;
 	const struct arch_tools *tools;
-	int (*group)[2];	/* [k] = { variant, arch } */
+	int (*group)[3];	/* [k] = { tree, variant, arch } */
 };
 
 static int prefetch_group(int k, void *arg)
 {
 	const struct prefetch *pf = arg;
-	int v = pf->group[k][0], a = pf->group[k][1];
-	struct group g = group_of(pf->o, pf->m, pf->t, pf->vts, pf->exists, &pf->tools[a], v, a);
+	struct tree_run *tr = &pf->trees[pf->group[k][0]];
+	int v = pf->group[k][1], a = pf->group[k][2];
+	struct group g = group_of(pf->o, pf->m, tr->t, tr->vts, tr->exists, &pf->tools[a], v, a);
 	char err[1024];
 	int rc;
 
 	g.prefetch = 1;
-	rc = config_group(&g, pf->p, err, sizeof(err));
+	rc = config_group(&g, &tr->p, err, sizeof(err));
 
 	group_free(&g);
 	return rc;
@@ -1033,40 +1068,57 @@ static int prefetch_group(int k, void *arg)
 
 /* Resolving a group's configs is two Kconfig parses with their compiler probes (the base's
  * allnoconfig, then the resolver), seconds of work each, and groups share nothing: each has its
- * own config and work directories, and cache entries are written atomically. So before a
- * tree's arches run, every group's configs are made in forks, jobs at a time, into the cache;
- * the run then finds them there. A fork that fails has only left work undone: the run does it
- * and reports what goes wrong. Not for what is not cached (a KSRC tree, --force all) nor for
- * --resolve-with olddefconfig, which already runs its make processes in parallel. */
+ * own config and work directories, and cache entries are written atomically. So before the
+ * trees' arches run, the configs of every group of every tree are made in forks, jobs at a
+ * time, into the cache; each tree's run then finds them there. All trees' groups are in one
+ * queue, so no fork works alone at the end of a tree while the next tree waits. The queue is
+ * in tree order: with a few jobs, a tree's kits are made before the next tree's, which then take
+ * from them the answers of the probes that name no tree (kcmpm_memo.c's toolchain memo). A fork that fails has only left work
+ * undone: the run does it and reports what goes wrong. Not for a tree whose configs are not
+ * cached (a KSRC tree), nor for --force all or --resolve-with olddefconfig (which already runs
+ * its make processes in parallel). */
 static void prefetch_configs(const struct run_opts *o, const struct matrix *m,
-			     const struct tree *t, struct plan *p, const struct variant_tree *vts,
-			     char (*exists)[MAX_SYMBOLS], const struct arch_tools *tools,
+			     struct tree_run *trees, int ntree, const struct arch_tools *tools,
 			     struct progress *pg)
 {
-	int group[m->nvariant * m->narch][2], n;
-	struct prefetch pf = { .o = o, .m = m, .t = t, .p = p, .vts = vts, .exists = exists,
-			       .tools = tools, .group = group };
-	const char *name = m->tree[p->cell[0].tree].name;
+	if (ntree == 0 || o->force == FORCE_ALL || !o->resolver_src)
+		return;
+
+	int group[ntree * m->nvariant * m->narch][3], n = 0;
+	struct prefetch pf = { .o = o, .m = m, .trees = trees, .tools = tools, .group = group };
+	struct strbuf names = { 0 };
 	double start = now_seconds();
 
-	if (!t->identity || o->force == FORCE_ALL || !o->resolver_src)
-		return;
-	n = group_pairs(m, p, vts, group);
-	if (n < 2)
-		return;
-	{
+	for (int i = 0; i < ntree; i++) {
+		int pairs[m->nvariant * m->narch][2], npair;
+
+		if (!trees[i].t->identity)
+			continue;
+		npair = group_pairs(m, &trees[i].p, trees[i].vts, pairs);
+		for (int k = 0; k < npair; k++, n++) {
+			group[n][0] = i;
+			group[n][1] = pairs[k][0];
+			group[n][2] = pairs[k][1];
+		}
+		if (npair)
+			sb_printf(&names, "%s%s", names.len ? ", " : "",
+				  m->tree[trees[i].p.cell[0].tree].name);
+	}
+	if (n >= 2) {
 		struct spawn_result res[n];
 
 		progress_doing(pg, "%s: the configs of %d variant and arch pairs, %d at a time",
-			       name, n, o->jobs);
+			       names.s, n, o->jobs);
 		spawn_fork_all(n, o->jobs, prefetch_group, &pf, res);
+		progress_line(pg, 0, "%s: configs of %d variant and arch pairs in %.1f s",
+			      names.s, n, now_seconds() - start);
 	}
-	progress_line(pg, 0, "%s: configs of %d variant and arch pairs in %.1f s", name, n,
-		      now_seconds() - start);
+	sb_free(&names);
 }
 
 /* --force all: everything made afresh, the Kconfig kits of the tree's (variant, arch) pairs
- * too, with their $(shell) memos; the run's first use of each makes it again. */
+ * too, with their $(shell) memos; the run's first use of each makes it again. (The memos that
+ * every tree's kits share go once, before the first tree: run_plan.) */
 static void remove_kits(const struct run_opts *o, const struct matrix *m, const struct tree *t,
 			struct plan *p, const struct variant_tree *vts,
 			char (*exists)[MAX_SYMBOLS], const struct arch_tools *tools)
@@ -1085,82 +1137,128 @@ static void remove_kits(const struct run_opts *o, const struct matrix *m, const 
 	}
 }
 
-/* Every cell of one tree (p holds only those): each variant's tree (the series rebased for this
- * tree's version where there is one), then each arch. */
-static int run_tree(const struct run_opts *o, const struct matrix *m, const struct tree *t,
-		    const struct arch_tools *tools, struct plan *p, struct progress *pg,
-		    struct jobserver *js, char *err, size_t errlen)
+/* Makes a tree's variant trees (each series, rebased for this tree's version where there is
+ * one) and finds which matrix symbols each has. Returns 0, or -1 with why in err. */
+static int tree_prepare(const struct run_opts *o, const struct matrix *m, struct tree_run *tr,
+			const struct arch_tools *tools, struct progress *pg, char *err,
+			size_t errlen)
 {
-	struct variant_tree vts[m->nvariant];
-	char exists[m->nvariant][MAX_SYMBOLS], *series_dir[m->nvariant];
-	struct arch_run runs[m->narch];
-	int rc = 0, nrun = 0;
+	const char *name = m->tree[tr->p.cell[0].tree].name;
+	int rc = 0;
 
-	memset(vts, 0, sizeof(vts));
+	tr->vts = xcalloc((size_t)m->nvariant, sizeof(*tr->vts));
+	tr->exists = xcalloc((size_t)m->nvariant, sizeof(*tr->exists));
+	tr->series_dir = xcalloc((size_t)m->nvariant, sizeof(*tr->series_dir));
 	for (int v = 0; v < m->nvariant; v++)
-		series_dir[v] = variant_series_dir(m->variant[v].patch_dir, t->version);
+		tr->series_dir[v] = variant_series_dir(m->variant[v].patch_dir, tr->t->version);
 	for (int v = 0; v < m->nvariant && rc == 0; v++) {
-		if (!plan_has_cells(p, v, -1))
+		if (!plan_has_cells(&tr->p, v, -1))
 			continue;
-		progress_doing(pg, "%s %s: its tree", m->tree[p->cell[0].tree].name,
-			       m->variant[v].name);
-		rc = variant_prepare(series_dir[v], m->variant[v].name, t, o->cache_dir, &vts[v], err,
-				     errlen);
+		progress_doing(pg, "%s %s: its tree", name, m->variant[v].name);
+		rc = variant_prepare(tr->series_dir[v], m->variant[v].name, tr->t, o->cache_dir,
+				     &tr->vts[v], err, errlen);
 		if (rc == 0) {
-			char *id = t->identity ? xasprintf("%s series %s", t->identity,
-							   vts[v].stamp) : NULL;
+			char *id = tr->t->identity ? xasprintf("%s series %s", tr->t->identity,
+							       tr->vts[v].stamp) : NULL;
 
-			tree_find_symbols(vts[v].path, id, m->nsym, (const char *const *)m->sym,
-					  exists[v]);
+			tree_find_symbols(tr->vts[v].path, id, m->nsym,
+					  (const char *const *)m->sym, tr->exists[v]);
 			free(id);
 		}
 	}
 	if (rc == 0 && o->force == FORCE_ALL)
-		remove_kits(o, m, t, p, vts, exists, tools);
-	if (rc == 0)
-		prefetch_configs(o, m, t, p, vts, exists, tools, pg);
-	for (int a = 0; a < m->narch && rc == 0; a++)
-		if (plan_has_cells(p, -1, a))
-			runs[nrun++] = (struct arch_run){ .o = o, .m = m, .t = t, .p = p, .a = a,
-							  .vts = vts, .exists = exists,
-							  .series_dir = series_dir,
+		remove_kits(o, m, tr->t, &tr->p, tr->vts, tr->exists, tools);
+	return rc;
+}
+
+/* Every cell of one prepared tree, its arches at once (run_arches). */
+static int tree_run_arches(const struct run_opts *o, const struct matrix *m,
+			   struct tree_run *tr, const struct arch_tools *tools,
+			   struct progress *pg, struct jobserver *js, char *err, size_t errlen)
+{
+	struct arch_run runs[m->narch];
+	int nrun = 0;
+
+	for (int a = 0; a < m->narch; a++)
+		if (plan_has_cells(&tr->p, -1, a))
+			runs[nrun++] = (struct arch_run){ .o = o, .m = m, .t = tr->t, .p = &tr->p,
+							  .a = a, .vts = tr->vts,
+							  .exists = tr->exists,
+							  .series_dir = tr->series_dir,
 							  .tools = &tools[a], .pg = pg,
 							  .jobserver = js };
-	if (rc == 0)
-		rc = run_arches(runs, nrun, o, err, errlen);
-	for (int v = 0; v < m->nvariant; v++) {
-		variant_tree_free(&vts[v]);
-		free(series_dir[v]);
+	return run_arches(runs, nrun, o, err, errlen);
+}
+
+static void tree_run_free(const struct matrix *m, struct tree_run *tr)
+{
+	for (int v = 0; tr->vts && v < m->nvariant; v++)
+		variant_tree_free(&tr->vts[v]);
+	for (int v = 0; tr->series_dir && v < m->nvariant; v++)
+		free(tr->series_dir[v]);
+	free(tr->vts);
+	free(tr->exists);
+	free(tr->series_dir);
+}
+
+/* The plan's trees (its cells in runs of one tree each, as plan order puts them), as tree
+ * runs; returns how many. */
+static int split_by_tree(const struct plan *p, const struct tree *trees, struct tree_run *out)
+{
+	int n = 0;
+
+	for (int from = 0, to; from < p->ncell; from = to) {
+		for (to = from; to < p->ncell && p->cell[to].tree == p->cell[from].tree; to++)
+			;
+		out[n++] = (struct tree_run){ .t = &trees[p->cell[from].tree],
+					      .p = { .ncombo = p->ncombo, .combo = p->combo,
+						     .cell = p->cell + from, .ncell = to - from } };
 	}
-	return rc;
+	return n;
 }
 
 int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree *trees,
 	     const struct arch_tools *tools, struct plan *p, char *err, size_t errlen)
 {
+	struct tree_run *runs = xcalloc((size_t)(p->ncell ? p->ncell : 1), sizeof(*runs));
+	int nrun = split_by_tree(p, trees, runs), prepared = 0, rc = 0;
 	struct progress pg;
 	struct jobserver js;
-	int rc = 0;
 
 	if (jobserver_open(&js, o->jobs)) {
 		snprintf(err, errlen, "cannot make a pipe for the builds' jobserver: %s",
 			 strerror(errno));
+		free(runs);
 		return -1;
+	}
+	if (o->force == FORCE_ALL) {
+		char *toolchain = toolchain_memo_dir(o);
+
+		remove_tree(toolchain);
+		free(toolchain);
 	}
 	progress_init(&pg, stderr, p->ncell, -1);
 	note_how_far(0, p->ncell);
 	spawn_set_tick(progress_tick, &pg);
-	/* plan order puts each tree's cells together */
-	for (int from = 0, to; from < p->ncell && rc == 0; from = to) {
-		struct plan slice = { .ncombo = p->ncombo, .combo = p->combo };
+	/* every tree made first, so the configs of all can be made at once; a tree that cannot
+	 * be made ends the run after the trees before it have run */
+	for (; prepared < nrun && rc == 0; prepared++)
+		rc = tree_prepare(o, m, &runs[prepared], tools, &pg, err, errlen);
+	if (rc)
+		prepared--;
+	prefetch_configs(o, m, runs, prepared, tools, &pg);
+	for (int i = 0; i < prepared; i++) {
+		char why[1024];
 
-		for (to = from; to < p->ncell && p->cell[to].tree == p->cell[from].tree; to++)
-			;
-		slice.cell = p->cell + from;
-		slice.ncell = to - from;
-		rc = run_tree(o, m, &trees[p->cell[from].tree], tools, &slice, &pg, &js, err,
-			      errlen);
+		if (tree_run_arches(o, m, &runs[i], tools, &pg, &js, why, sizeof(why))) {
+			snprintf(err, errlen, "%s", why);
+			rc = -1;
+			break;
+		}
 	}
+	for (int i = 0; i < nrun; i++)
+		tree_run_free(m, &runs[i]);
+	free(runs);
 	spawn_set_tick(NULL, NULL);
 	progress_end(&pg);
 	jobserver_close(&js);

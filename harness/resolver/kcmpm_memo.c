@@ -6,6 +6,12 @@
  * are linked with it: kcmpm-resolve, and the conf that Kbuild links in a Kconfig kit's
  * directory (the harness passes HOSTLDFLAGS and HOSTLDLIBS to that one make), so the kit's own
  * first parse fills the memo. Without KCMPM_SHELL_MEMO, popen and pclose are the C library's.
+ *
+ * KCMPM_SHELL_MEMO_SHARED may name a second file: the toolchain's memo, shared by the kits of
+ * every tree built with one compiler for one arch. It holds only the answers of commands that
+ * name no tree and read no variable (toolchain_command), which are most of a parse's probes
+ * ($(cc-option), $(as-instr), $(ld-option)...), so a second tree's kit runs only the commands
+ * that are its own.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -23,33 +29,40 @@ struct shell_answer {
 	size_t len;
 };
 
+/* The answers of one memo file, and whether some are not in the file yet. */
+struct memo_table {
+	struct shell_answer *answer;
+	size_t n, cap;
+	int grew;
+};
+
 enum { SHELL_OUT_MAX = 4096 };
 static const char memo_magic[] = "kcmpm-shell-memo 1\n";
-static struct shell_answer *memo;
-static size_t memo_n, memo_cap;
-static int memo_grew;		/* answers not in the file yet */
+static struct memo_table own;		/* KCMPM_SHELL_MEMO's: this environment's */
+static struct memo_table toolchain;	/* KCMPM_SHELL_MEMO_SHARED's */
 
-static struct shell_answer *memo_find(const char *command)
+static struct shell_answer *memo_find(const struct memo_table *t, const char *command)
 {
-	for (size_t i = 0; i < memo_n; i++)
-		if (!strcmp(memo[i].command, command))
-			return &memo[i];
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->answer[i].command, command))
+			return &t->answer[i];
 	return NULL;
 }
 
-static void memo_add(const char *command, size_t cmdlen, const char *out, size_t len)
+static struct shell_answer *memo_add(struct memo_table *t, const char *command, size_t cmdlen,
+				     const char *out, size_t len)
 {
 	struct shell_answer *a;
 
-	if (memo_n == memo_cap) {
-		memo_cap = memo_cap ? 2 * memo_cap : 1024;
-		memo = realloc(memo, memo_cap * sizeof(*memo));
-		if (!memo) {
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 1024;
+		t->answer = realloc(t->answer, t->cap * sizeof(*t->answer));
+		if (!t->answer) {
 			perror("kcmpm-resolve");
 			exit(1);
 		}
 	}
-	a = &memo[memo_n++];
+	a = &t->answer[t->n++];
 	a->command = strndup(command, cmdlen);
 	a->out = malloc(len + 1);
 	if (!a->command || !a->out) {
@@ -58,12 +71,13 @@ static void memo_add(const char *command, size_t cmdlen, const char *out, size_t
 	}
 	memcpy(a->out, out, len);
 	a->len = len;
+	return a;
 }
 
 /* Adds the answers of the memo file that are not known yet. The file is entries of
  * "<command length> <output length>\n<command><output>\n" after a magic line; a file that
  * does not parse is ignored whole (it only costs the commands being run again). */
-static void memo_merge_file(const char *path)
+static void memo_merge_file(struct memo_table *t, const char *path)
 {
 	FILE *f = fopen(path, "r");
 	char *text = NULL;
@@ -106,8 +120,8 @@ static void memo_merge_file(const char *path)
 			if (pass == 1) {
 				char *command = strndup(end + 1, cmdlen);
 
-				if (command && !memo_find(command))
-					memo_add(command, cmdlen, end + 1 + cmdlen, outlen);
+				if (command && !memo_find(t, command))
+					memo_add(t, command, cmdlen, end + 1 + cmdlen, outlen);
 				free(command);
 			}
 			at = (size_t)(end + 1 - text) + cmdlen + outlen + 1;
@@ -117,29 +131,55 @@ bad:
 	free(text);
 }
 
-/* Writes the memo back at exit, merged with what other processes wrote meanwhile, atomically. */
-static void memo_save(void)
+/* Writes a table back to its file, merged with what other processes wrote meanwhile,
+ * atomically. */
+static void memo_save_table(struct memo_table *t, const char *path)
 {
-	const char *path = getenv("KCMPM_SHELL_MEMO");
 	char tmp[4096];
 	FILE *f;
 
-	if (!memo_grew || !path)
+	if (!t->grew || !path)
 		return;
-	memo_merge_file(path);
+	memo_merge_file(t, path);
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
 	f = fopen(tmp, "w");
 	if (!f)
 		return;
 	fputs(memo_magic, f);
-	for (size_t i = 0; i < memo_n; i++) {
-		fprintf(f, "%zu %zu\n", strlen(memo[i].command), memo[i].len);
-		fputs(memo[i].command, f);
-		fwrite(memo[i].out, 1, memo[i].len, f);
+	for (size_t i = 0; i < t->n; i++) {
+		fprintf(f, "%zu %zu\n", strlen(t->answer[i].command), t->answer[i].len);
+		fputs(t->answer[i].command, f);
+		fwrite(t->answer[i].out, 1, t->answer[i].len, f);
 		fputc('\n', f);
 	}
 	if (fclose(f) || rename(tmp, path))
 		unlink(tmp);
+}
+
+/* At exit: both memos written back. */
+static void memo_save(void)
+{
+	memo_save_table(&own, getenv("KCMPM_SHELL_MEMO"));
+	memo_save_table(&toolchain, getenv("KCMPM_SHELL_MEMO_SHARED"));
+}
+
+/* May a command's answer (its key, below) be shared by every tree's kit of one compiler and
+ * arch? Only if its text names no tree and reads no variable: then it runs the toolchain's
+ * programs (gcc, ld, as...) on nothing but its own text, and the answer is the toolchain's.
+ * A command naming the tree has "$(srctree)" in its key, and trees' scripts differ (6.1's
+ * tools-support-relr.sh answers n where 6.12's answers y); one reading a variable ($CC...)
+ * depends on the environment, which differs between trees (KERNELVERSION...). "$$", the
+ * shell's pid that Kconfig.include's probes name scratch directories after, reads nothing.
+ * Kbuild runs conf in the build directory, never the tree, so a relative path names nothing
+ * of the tree either. */
+static int toolchain_command(const char *key)
+{
+	if (strstr(key, "$(srctree)"))
+		return 0;
+	for (const char *dollar = strchr(key, '$'); dollar; dollar = strchr(dollar + 2, '$'))
+		if (dollar[1] != '$')
+			return 0;
+	return 1;
 }
 
 /* The memo's key of a command: the command, with the tree's path (srctree) written
@@ -169,7 +209,7 @@ static char *memo_key(const char *command)
 	return key;
 }
 
-static unsigned long memo_answered, memo_run;
+static unsigned long memo_answered, memo_shared, memo_run;
 
 /* The streams __wrap_popen answered from the memo (fmemopen): only those are closed here;
  * any other is a real pipe, the C library's to close and wait for. do_shell has one open at
@@ -203,8 +243,8 @@ static int forget_answer(FILE *f)
 	return 0;
 }
 
-/* What the command printed (its first SHELL_OUT_MAX bytes), run now and recorded under key;
- * NULL when it could not be started. */
+/* What the command printed (its first SHELL_OUT_MAX bytes), run now and recorded under key,
+ * in the toolchain's memo too when it may be shared; NULL when it could not be started. */
 static struct shell_answer *run_command(const char *command, const char *key)
 {
 	FILE *p = __real_popen(command, "r");
@@ -217,10 +257,26 @@ static struct shell_answer *run_command(const char *command, const char *key)
 	while (getc(p) != EOF)
 		;	/* the rest unread, as do_shell leaves it, but let the command finish */
 	__real_pclose(p);
-	memo_add(key, strlen(key), out, len);
-	memo_grew = 1;
+	if (getenv("KCMPM_SHELL_MEMO_SHARED") && toolchain_command(key)) {
+		memo_add(&toolchain, key, strlen(key), out, len);
+		toolchain.grew = 1;
+	}
+	own.grew = 1;
 	memo_run++;
-	return &memo[memo_n - 1];
+	return memo_add(&own, key, strlen(key), out, len);
+}
+
+/* The answer of key from the toolchain's memo, copied into this environment's (so its file
+ * is whole for the next parse); NULL when it has none or may not share it. */
+static struct shell_answer *toolchain_answer(const char *key)
+{
+	struct shell_answer *a = toolchain_command(key) ? memo_find(&toolchain, key) : NULL;
+
+	if (!a)
+		return NULL;
+	own.grew = 1;
+	memo_shared++;
+	return memo_add(&own, a->command, strlen(a->command), a->out, a->len);
 }
 
 /* How much the memo saved, on stderr (the harness keeps it in the run's log). */
@@ -228,6 +284,9 @@ void kcmpm_memo_report(void)
 {
 	fprintf(stderr, "kcmpm-resolve: $(shell) memo: %lu answered, %lu run\n", memo_answered,
 		memo_run);
+	if (getenv("KCMPM_SHELL_MEMO_SHARED"))
+		fprintf(stderr, "kcmpm-resolve: $(shell) memo: %lu of those answered by the "
+			"toolchain's\n", memo_shared);
 }
 
 FILE *__wrap_popen(const char *command, const char *type)
@@ -239,12 +298,21 @@ FILE *__wrap_popen(const char *command, const char *type)
 	if (!getenv("KCMPM_SHELL_MEMO") || strcmp(type, "r"))
 		return __real_popen(command, type);
 	if (!loaded) {
+		const char *shared = getenv("KCMPM_SHELL_MEMO_SHARED");
+
 		loaded = 1;
-		memo_merge_file(getenv("KCMPM_SHELL_MEMO"));
+		memo_merge_file(&own, getenv("KCMPM_SHELL_MEMO"));
+		if (shared)
+			memo_merge_file(&toolchain, shared);
 		atexit(memo_save);
+		/* for a program that does not report by itself: the kit's conf */
+		if (getenv("KCMPM_SHELL_MEMO_REPORT"))
+			atexit(kcmpm_memo_report);
 	}
 	key = memo_key(command);
-	a = memo_find(key);
+	a = memo_find(&own, key);
+	if (!a)
+		a = toolchain_answer(key);
 	if (a)
 		memo_answered++;
 	else
@@ -259,4 +327,3 @@ int __wrap_pclose(FILE *stream)
 		return __real_pclose(stream);
 	return fclose(stream) ? -1 : 0;	/* do_shell only tells -1 from the rest */
 }
-

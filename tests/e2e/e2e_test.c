@@ -394,10 +394,9 @@ TEST(e2e_config_only_sweep_of_every_variant)
 	CHECK(all.status == 0);
 	CHECK_CONTAINS(all.out, "\n576 cells: 576 CONFIG_OK\n");
 	CHECK(all.out && !strstr(all.out, "building") && !strstr(all.out, "booting"));
-	/* each tree's six groups were resolved in forks first (prefetch_configs), and the
-	 * values below are what the run then read back from the cache */
-	CHECK_CONTAINS(all.out, "] 6.1: configs of 6 variant and arch pairs in ");
-	CHECK_CONTAINS(all.out, "] 6.12: configs of 6 variant and arch pairs in ");
+	/* both trees' six groups were resolved in forks first, in one queue (prefetch_configs),
+	 * and the values below are what the run then read back from the cache */
+	CHECK_CONTAINS(all.out, "] 6.1, 6.12: configs of 12 variant and arch pairs in ");
 	for (size_t a = 0; a < 2; a++)
 		for (int t = 0; t < 2; t++) {
 			const char *tree = t ? "6.12" : "6.1";
@@ -535,6 +534,57 @@ TEST(e2e_in_process_kconfig_equals_olddefconfig)
 	free(first_log);
 	free(base_log);
 	free(resolve_log);
+	run_free(&ref);
+	run_free(&fresh);
+}
+
+/* How many of the $(shell) answers a Kconfig kit's parse took from the memo that every tree's
+ * kits share (its "N of those answered by the toolchain's" line); -1 without that line. */
+static int toolchain_answers(const char *tree)
+{
+	char *path = xasprintf("%s/kconfig-kit/%s/x86_64/kconfig.log", cache, tree);
+	char *log = read_file(path, NULL), *at = log ? strstr(log, "$(shell) memo: ") : NULL;
+	int n = -1;
+
+	/* the kit's conf prints two memo lines: how many it answered, then how many of those
+	 * came from the shared memo */
+	if (at && (at = strstr(at + 1, "$(shell) memo: ")) &&
+	    sscanf(at, "$(shell) memo: %d of those answered by the toolchain's", &n) != 1)
+		n = -1;
+	free(log);
+	free(path);
+	return n;
+}
+
+/* The $(shell) answers that the Kconfig kits of every tree share for one compiler and arch
+ * (kcmpm_memo.c's toolchain memo): with everything made afresh, 6.1's kit runs every probe and
+ * 6.12's, made after it, takes from it the answers of the commands that name no tree (most of
+ * $(cc-option) and friends). Those answers must be right for 6.12: its configs made with that
+ * kit equal its olddefconfig's, byte for byte (every config holds every probe's symbol). The
+ * olddefconfig side is cached like any resolution. */
+TEST(e2e_second_tree_takes_the_toolchain_answers)
+{
+	const char *only = "EXPERT=y,KCMP=n,CHECKPOINT_RESTORE=n";
+	struct run ref = harness_run("toolchain-olddefconfig", (const char *[]){
+		"--config-only", "--arch", "x86_64", "--trees", "6.12", "--only", only,
+		"--resolve-with", "olddefconfig", NULL });
+	struct run fresh = harness_run("toolchain-shared", (const char *[]){
+		"--config-only", "--arch", "x86_64", "--trees", "6.1,6.12", "--only", only,
+		"--force", "all", NULL });
+	int first = toolchain_answers("linux-source-6.1");
+	int second = toolchain_answers("linux-source-6.12");
+	int compared = 0, differ;
+
+	CHECK(ref.status == 0 && fresh.status == 0);
+	CHECK_CONTAINS(ref.out, "\n6 cells: 6 CONFIG_OK\n");
+	CHECK_CONTAINS(fresh.out, "\n12 cells: 12 CONFIG_OK\n");
+	printf("# toolchain answers taken: 6.1's kit %d, 6.12's kit %d\n", first, second);
+	CHECK(first == 0);
+	/* gcc 12: 85 of 6.12 x86_64's 107 commands name no tree and read no variable, and 60 of
+	 * those are 6.1's too */
+	CHECK(second >= 50);
+	differ = configs_differing(ref.results, fresh.results, "6.12/v3/x86_64", &compared);
+	CHECK(compared == 6 && differ == 0);
 	run_free(&ref);
 	run_free(&fresh);
 }
