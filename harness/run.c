@@ -1072,11 +1072,11 @@ static int prefetch_group(int k, void *arg)
  * trees' arches run, the configs of every group of every tree are made in forks, jobs at a
  * time, into the cache; each tree's run then finds them there. All trees' groups are in one
  * queue, so no fork works alone at the end of a tree while the next tree waits. The queue is
- * in tree order: with a few jobs, a tree's kits are made before the next tree's, which then take
- * from them the answers of the probes that name no tree (kcmpm_memo.c's toolchain memo). A fork that fails has only left work
- * undone: the run does it and reports what goes wrong. Not for a tree whose configs are not
- * cached (a KSRC tree), nor for --force all or --resolve-with olddefconfig (which already runs
- * its make processes in parallel). */
+ * in tree order: with a few jobs, a tree's kits are made before the next tree's, which then
+ * take from them the answers of the probes that name no tree (kcmpm_memo.c's toolchain memo).
+ * A fork that fails has only left work undone: the run does it and reports what goes wrong.
+ * Not for a tree whose configs are not cached (a KSRC tree), nor for --force all or
+ * --resolve-with olddefconfig (which already runs its make processes in parallel). */
 static void prefetch_configs(const struct run_opts *o, const struct matrix *m,
 			     struct tree_run *trees, int ntree, const struct arch_tools *tools,
 			     struct progress *pg)
@@ -1242,10 +1242,9 @@ int run_plan(const struct run_opts *o, const struct matrix *m, const struct tree
 	spawn_set_tick(progress_tick, &pg);
 	/* every tree made first, so the configs of all can be made at once; a tree that cannot
 	 * be made ends the run after the trees before it have run */
-	for (; prepared < nrun && rc == 0; prepared++)
-		rc = tree_prepare(o, m, &runs[prepared], tools, &pg, err, errlen);
-	if (rc)
-		prepared--;
+	while (prepared < nrun && tree_prepare(o, m, &runs[prepared], tools, &pg, err, errlen) == 0)
+		prepared++;
+	rc = prepared < nrun ? -1 : 0;
 	prefetch_configs(o, m, runs, prepared, tools, &pg);
 	for (int i = 0; i < prepared; i++) {
 		char why[1024];
