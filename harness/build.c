@@ -151,7 +151,7 @@ char *build_base_config(const struct build_ctx *b, const char *fragments, char *
 	if (b->kit) {
 		char why[600];
 
-		text = resolver_kit_base(b->kit, b, frag_path, base_path, why, sizeof(why));
+		text = resolver_base(b, frag_path, base_path, why, sizeof(why));
 		if (text)
 			goto out;
 		warn("%s; making the base config with make allnoconfig instead", why);

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 struct resolver_kit;
+struct resolver_session;
 struct jobserver;
 
 struct build_ctx {
@@ -32,6 +33,8 @@ struct build_ctx {
 	const struct resolver_kit *kit;	/* the Kconfig kit its base and configs are made with
 					 * (resolver.h); NULL: make's allnoconfig, and a
 					 * resolver linked in build_dir */
+	struct resolver_session *session; /* with kit: the group's Kconfig session, which
+					   * makes both in one parse (resolver.h) */
 	const char *toolchain_memo; /* for a Kconfig kit: the $(shell) memo of its compiler and
 				     * arch, shared with every tree's kit (kcmpm_memo.c); NULL:
 				     * none */
@@ -74,7 +77,8 @@ int build_kit_prepare(const struct build_ctx *kb, const char *key, const char *h
 		      const char *host_key, struct resolver_kit *k, char *err, size_t errlen);
 
 /* Makes the full base config from the fragments' text (allnoconfig + KCONFIG_ALLCONFIG), with
- * b->kit's conf when it has one (make's allnoconfig if that fails, with a warning). Returns
+ * b->kit's conf in b->session when it has a kit (make's allnoconfig if that fails, with a
+ * warning). Returns
  * the config text (caller frees) or NULL with a message in err. */
 char *build_base_config(const struct build_ctx *b, const char *fragments, char *err,
 			size_t errlen);

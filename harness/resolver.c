@@ -124,7 +124,7 @@ char **resolver_env_parse(const char *text)
 	return env;
 }
 
-/* conf.o with its main renamed kcmpm_conf_main (the resolver's --conf), in exe_dir. */
+/* conf.o with its main renamed kcmpm_conf_main (what makes a session's base), in exe_dir. */
 static char *renamed_conf(const struct build_ctx *b, const char *exe_dir, const char *log,
 			  char *err, size_t errlen)
 {
@@ -146,7 +146,8 @@ static char *renamed_conf(const struct build_ctx *b, const char *exe_dir, const 
 }
 
 /* Compiles and links the resolver against b->build_dir's Kconfig objects, into exe_dir: all of
- * them, conf.o with its main renamed, and popen/pclose wrapped for the $(shell) memo. */
+ * them, conf.o with its main renamed, popen/pclose wrapped for the $(shell) memo, and
+ * conf_parse wrapped so that conf's main finds the tree parsed (kcmpm_resolve.c). */
 static char *build_resolver(const struct build_ctx *b, const char *source, const char *exe_dir,
 			    char *err, size_t errlen)
 {
@@ -175,7 +176,7 @@ static char *build_resolver(const struct build_ctx *b, const char *source, const
 
 		argv[k++] = "gcc";
 		argv[k++] = "-O2";
-		argv[k++] = "-Wl,--wrap=popen,--wrap=pclose";
+		argv[k++] = "-Wl,--wrap=popen,--wrap=pclose,--wrap=conf_parse";
 		argv[k++] = inc1;
 		argv[k++] = inc2;
 		argv[k++] = out;
@@ -301,42 +302,99 @@ void resolver_kit_free(struct resolver_kit *k)
 	*k = (struct resolver_kit){ 0 };
 }
 
-char *resolver_kit_base(const struct resolver_kit *k, const struct build_ctx *b,
-			const char *fragment_path, const char *base_path, char *err, size_t errlen)
+/* Starts the session: exe run in the config directory b->build_dir with env. */
+static int session_begin(const struct build_ctx *b, const char *exe, char *const *env,
+			 struct resolver_session *s, char *err, size_t errlen)
 {
-	char *files[] = { xasprintf("KCONFIG_ALLCONFIG=%s", fragment_path),
-			  xasprintf("KCONFIG_CONFIG=%s", base_path) };
-	char **env = env_for(k->env, b->src, k->dir, k->toolchain_memo, files, 2);
-	char *log = xasprintf("%s/kconfig.log", b->work_dir), *text = NULL;
-	const char *argv[] = { k->exe, "--conf", "--allnoconfig", "Kconfig", NULL };
-	struct spawn_result res;
+	const char *argv[] = { exe, "--session", "Kconfig", NULL };
 
-	unlink(log);
-	unlink(base_path);
-	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 600,
-					   .cwd = b->build_dir, .env = (const char *const *)env },
-		      &res))
-		snprintf(err, errlen, "cannot run '%s': %s", k->exe, strerror(errno));
-	else if (res.status)
-		snprintf(err, errlen, "allnoconfig (kcmpm-resolve --conf) failed with status %d; "
-			 "see %s", res.status, log);
-	else if (!(text = read_file(base_path, NULL)))
-		snprintf(err, errlen, "allnoconfig (kcmpm-resolve --conf) wrote no '%s'; see %s",
-			 base_path, log);
+	s->log = xasprintf("%s/kconfig.log", b->work_dir);
+	unlink(s->log);
+	if (spawn_server_start(&(struct spawn_req){ .argv = argv, .log_path = s->log,
+						     .cwd = b->build_dir,
+						     .env = (const char *const *)env }, &s->server)) {
+		snprintf(err, errlen, "cannot run '%s': %s", exe, strerror(errno));
+		s->state = -1;
+		return -1;
+	}
+	s->state = 1;
+	return 0;
+}
+
+/* The group's session with its kit (b->kit, b->session), started at its first use. */
+static int kit_session(const struct build_ctx *b, char *err, size_t errlen)
+{
+	char **env;
+	int rc;
+
+	if (b->session->state > 0)
+		return 0;
+	if (b->session->state < 0) {
+		snprintf(err, errlen, "its Kconfig session has ended; see %s", b->session->log);
+		return -1;
+	}
+	env = env_for(b->kit->env, b->src, b->kit->dir, b->kit->toolchain_memo, NULL, 0);
+	rc = session_begin(b, b->kit->exe, env, b->session, err, errlen);
 	free_strings(env);
-	free(log);
+	return rc;
+}
+
+/* One request to a running session, and its answer: 0 when it is "<done> <out>", -1 with why
+ * in err otherwise (its own "failed <out>: why", or that it ended: then it is stopped). */
+static int session_ask(struct resolver_session *s, const char *request, const char *done,
+		       const char *out, char *err, size_t errlen)
+{
+	char reply[1200];
+	size_t dlen = strlen(done), olen = strlen(out);
+
+	/* the first answer waits for the Kconfig parse, with whatever probes the memo lacks */
+	if (spawn_server_ask(&s->server, request, 600, reply, sizeof(reply))) {
+		s->state = -1;
+		snprintf(err, errlen, "the Kconfig session ended or did not answer; see %s", s->log);
+		return -1;
+	}
+	if (!strncmp(reply, done, dlen) && reply[dlen] == ' ' && !strcmp(reply + dlen + 1, out))
+		return 0;
+	if (!strncmp(reply, "failed ", 7) && !strncmp(reply + 7, out, olen) &&
+	    reply[7 + olen] == ':')
+		snprintf(err, errlen, "%s; see %s", reply + 9 + olen, s->log);
+	else
+		snprintf(err, errlen, "the Kconfig session answered '%.200s'; see %s", reply, s->log);
+	return -1;
+}
+
+void resolver_session_end(struct resolver_session *s)
+{
+	/* at the end of its input it saves the $(shell) memo (what its parse ran) and exits */
+	if (s->state > 0)
+		spawn_server_finish(&s->server, 60);
+	free(s->log);
+	*s = (struct resolver_session){ 0 };
+}
+
+char *resolver_base(const struct build_ctx *b, const char *fragment_path, const char *base_path,
+		    char *err, size_t errlen)
+{
+	char *request = xasprintf("base %s\t%s", fragment_path, base_path), *text = NULL;
+
+	if (kit_session(b, err, errlen) == 0 &&
+	    session_ask(b->session, request, "based", base_path, err, errlen) == 0 &&
+	    !(text = read_file(base_path, NULL)))
+		snprintf(err, errlen, "the Kconfig session wrote no '%s'; see %s", base_path,
+			 b->session->log);
+	free(request);
 	return text;
 }
 
-/* Writes each requested config beside its output and the list that pairs them. */
-static char *write_batch(const struct build_ctx *b, struct build_resolution *r, int n, char *err,
-			 size_t errlen)
+/* Resolves each config in the session: its request written beside its output, then asked.
+ * Returns -1 when the session ended (nothing after that is resolved); a failure of one config
+ * is that resolution's. */
+static int resolve_in_session(struct resolver_session *s, struct build_resolution *r, int n,
+			      char *err, size_t errlen)
 {
-	char *list = xasprintf("%s/resolve.list", b->work_dir);
-	struct strbuf sb = { 0 };
-
 	for (int i = 0; i < n; i++) {
-		char *in = xasprintf("%s.in", r[i].out_path);
+		char *in = xasprintf("%s.in", r[i].out_path), *request;
+		int rc;
 
 		r[i].text = NULL;
 		r[i].err[0] = 0;
@@ -344,74 +402,50 @@ static char *write_batch(const struct build_ctx *b, struct build_resolution *r, 
 		if (write_file_atomic(in, r[i].requested, strlen(r[i].requested))) {
 			snprintf(err, errlen, "cannot write '%s': %s", in, strerror(errno));
 			free(in);
-			goto fail;
+			return -1;
 		}
-		sb_printf(&sb, "%s\t%s\n", in, r[i].out_path);
+		request = xasprintf("%s\t%s", in, r[i].out_path);
+		rc = session_ask(s, request, "resolved", r[i].out_path, r[i].err, sizeof(r[i].err));
+		free(request);
 		free(in);
+		if (rc && s->state < 0) {
+			snprintf(err, errlen, "%s", r[i].err);
+			return -1;
+		}
+		r[i].log_path = xstrdup(s->log);
+		if (rc == 0 && !(r[i].text = read_file(r[i].out_path, NULL)))
+			snprintf(r[i].err, sizeof(r[i].err), "Kconfig (kcmpm-resolve) wrote no '%s'; "
+				 "see %s", r[i].out_path, s->log);
 	}
-	if (write_file_atomic(list, sb.s ? sb.s : "", sb.len) == 0) {
-		sb_free(&sb);
-		return list;
-	}
-	snprintf(err, errlen, "cannot write '%s': %s", list, strerror(errno));
-fail:
-	sb_free(&sb);
-	free(list);
-	return NULL;
-}
-
-/* Runs the resolver on the batch; each output it left is a resolution, each it did not is a
- * failure that points at the log. */
-static int run_batch(const struct build_ctx *b, const char *exe, char **env, const char *list,
-		     struct build_resolution *r, int n, char *err, size_t errlen)
-{
-	char *log = xasprintf("%s/resolve.log", b->work_dir);
-	const char *argv[] = { exe, "Kconfig", list, NULL };
-	struct spawn_result res;
-	int rc = 0;
-
-	unlink(log);
-	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 600,
-					   .cwd = b->build_dir, .env = (const char *const *)env },
-		      &res)) {
-		snprintf(err, errlen, "cannot run '%s': %s", exe, strerror(errno));
-		rc = -1;
-	}
-	for (int i = 0; i < n && !rc; i++) {
-		r[i].log_path = xstrdup(log);
-		r[i].text = read_file(r[i].out_path, NULL);
-		if (!r[i].text)
-			snprintf(r[i].err, sizeof(r[i].err), "Kconfig (kcmpm-resolve, status %d) did "
-				 "not resolve '%s'; see %s", res.status, r[i].out_path, log);
-	}
-	free(log);
-	return rc;
+	return 0;
 }
 
 int resolver_run(const struct build_ctx *b, const char *source, struct build_resolution *r,
 		 int n, char *err, size_t errlen)
 {
-	char *cmd = auto_conf_cmd(b), *text = NULL, *exe = NULL, *list = NULL;
+	struct resolver_session own = { 0 };
+	char *cmd, *text, *exe;
 	char **env;
 	int rc = -1;
 
-	if (b->kit) {
-		env = env_for(b->kit->env, b->src, b->kit->dir, b->kit->toolchain_memo, NULL, 0);
-		exe = xstrdup(b->kit->exe);
-	} else {
-		text = read_file(cmd, NULL);
-		env = text ? resolver_env_parse(text) : NULL;
-	}
+	if (b->kit)
+		return kit_session(b, err, errlen) ? -1
+						   : resolve_in_session(b->session, r, n, err, errlen);
+	/* no kit: a resolver of the config directory's own, for this batch */
+	cmd = auto_conf_cmd(b);
+	text = read_file(cmd, NULL);
+	env = text ? resolver_env_parse(text) : NULL;
 	if (!env)
 		snprintf(err, errlen, "'%s' names no Kconfig environment", cmd);
-	else if ((exe || (exe = build_resolver(b, source, b->build_dir, err, errlen))) &&
-		 (list = write_batch(b, r, n, err, errlen)))
-		rc = run_batch(b, exe, env, list, r, n, err, errlen);
+	else if ((exe = build_resolver(b, source, b->build_dir, err, errlen))) {
+		if (session_begin(b, exe, env, &own, err, errlen) == 0)
+			rc = resolve_in_session(&own, r, n, err, errlen);
+		resolver_session_end(&own);
+		free(exe);
+	}
 	free_strings(env);
 	free(cmd);
 	free(text);
-	free(exe);
-	free(list);
 	return rc;
 }
 

@@ -9,14 +9,15 @@
  * its inputs in include/config/auto.conf.cmd. Its output is byte-identical to olddefconfig's;
  * an end-to-end test compares a whole group.
  *
- * A parse still runs some 750 compiler probes through Kconfig's $(shell), seconds of work, and
- * a matrix has two parses per tree, variant and arch (the base's allnoconfig, then the
- * resolutions). So the resolver is also the tree's conf program (--conf: conf.o linked in, its
- * main renamed), and both keep a memo of what each $(shell) command printed, one per Kbuild
- * environment (see kcmpm_resolve.c). A Kconfig kit (struct resolver_kit) is one config
- * directory whose allnoconfig built the Kconfig objects and recorded the environment, the
- * resolver linked there, and its memos: the variants of a tree and arch share it, so the
- * probes run about once per tree and arch instead of twice per variant.
+ * A parse still runs some 750 compiler probes through Kconfig's $(shell), seconds of work. So
+ * the resolver keeps a memo of what each $(shell) command printed, one per Kbuild environment
+ * (see kcmpm_resolve.c), and a Kconfig kit (struct resolver_kit) is one config directory
+ * whose allnoconfig built the Kconfig objects and recorded the environment, the resolver
+ * linked there, and its memos: the variants of a tree and arch share it, so the probes run
+ * about once per tree and arch. And a group's Kconfig work is one parse: its session (struct
+ * resolver_session, kcmpm_resolve.c's --session) makes the base config with the tree's own
+ * conf (conf.o linked in, its main renamed), in a fork of the parsed process, and then
+ * resolves the cells.
  */
 #ifndef KCMPM_RESOLVER_H
 #define KCMPM_RESOLVER_H
@@ -50,20 +51,34 @@ char *resolver_memo_object(const struct build_ctx *kb, const char *source, char 
 			   size_t errlen);
 char *resolver_kit_first_memo(const struct build_ctx *kb);
 
-/* allnoconfig with the kit's conf, for the tree b->src in the config directory b->build_dir:
- * KCONFIG_ALLCONFIG=fragment_path, written to base_path. Returns the config's text (caller
- * frees), or NULL with why in err. */
-char *resolver_kit_base(const struct resolver_kit *k, const struct build_ctx *b,
-			const char *fragment_path, const char *base_path, char *err, size_t errlen);
+/* A group's Kconfig session: one resolver process, in the group's config directory and with
+ * its kit, started at the first request (base or cells) and ended by resolver_session_end. */
+struct resolver_session {
+	struct spawn_server server;
+	int state;		/* 0: not started; 1: running; -1: could not start, or ended */
+	char *log;		/* its stderr: work_dir/kconfig.log */
+};
+
+/* allnoconfig for the tree b->src in the config directory b->build_dir, by the session
+ * b->session of the kit b->kit (both needed): KCONFIG_ALLCONFIG=fragment_path, written to
+ * base_path. Returns the config's text (caller frees), or NULL with why in err. */
+char *resolver_base(const struct build_ctx *b, const char *fragment_path, const char *base_path,
+		    char *err, size_t errlen);
+
+/* Ends the session: at the end of its input it saves its $(shell) memo and exits (killed if it
+ * does not within a minute). Safe on one never started. */
+void resolver_session_end(struct resolver_session *s);
 
 /* Has the config directory what the resolver is built from (the Kconfig objects and
  * auto.conf.cmd)? They appear with the directory's first config target. */
 int resolver_ready(const struct build_ctx *b);
 
-/* Resolves the n configs like build_resolve_all, with the resolver of b->kit (srctree set to
- * b->src, its memo used), or else one built from source in b->build_dir. Returns
+/* Resolves the n configs like build_resolve_all: in the session b->session of the kit b->kit
+ * (srctree set to b->src, its memo used), or else in a session of a resolver built from source
+ * in b->build_dir, for these configs only. Returns
  * -1 with a message in err when the resolver could not be built or started (the caller may
- * fall back to olddefconfig); 0 otherwise, each resolution's own outcome in it. */
+ * fall back to olddefconfig) or ended midway; 0 otherwise, each resolution's own outcome in
+ * it. */
 int resolver_run(const struct build_ctx *b, const char *source, struct build_resolution *r,
 		 int n, char *err, size_t errlen);
 

@@ -46,6 +46,8 @@ struct group {
 	int ncell;
 	int prefetch;			/* only filling the cache (see prefetch_configs) */
 	struct resolver_kit kit;	/* its Kconfig kit once made (use_kit); b.kit points here */
+	struct resolver_session session; /* the kit's Kconfig session for its base and cells,
+					  * started at the first of them; b.session points here */
 	int kit_failed;			/* use_kit could not make it: make's own ways instead */
 };
 
@@ -270,6 +272,7 @@ static void use_kit(struct group *g)
 	cache_key(host_key, host_parts);
 	if (build_kit_prepare(&kb, key, host_dir, host_key, &g->kit, err, sizeof(err)) == 0) {
 		g->b.kit = &g->kit;
+		g->b.session = &g->session;
 	} else {
 		warn("%s; the %s %s configs are made without a Kconfig kit", err, a->name,
 		     g->m->variant[g->variant].name);
@@ -807,6 +810,7 @@ char *run_kernel_image(const struct run_opts *o, const struct matrix *m, const s
 static int config_group(struct group *g, struct plan *p, char *err, size_t errlen)
 {
 	const char *vname = g->m->variant[g->variant].name, *aname = g->m->arch[g->arch].name;
+	int rc;
 
 	g->cells = xcalloc((size_t)p->ncell, sizeof(*g->cells));
 	for (int i = 0; i < p->ncell; i++)
@@ -849,11 +853,14 @@ static int config_group(struct group *g, struct plan *p, char *err, size_t errle
 			return -1;
 		}
 	}
-	return resolve_cells(g, err, errlen);
+	rc = resolve_cells(g, err, errlen);
+	resolver_session_end(&g->session);	/* its memo saved before the next group's parse */
+	return rc;
 }
 
 static void group_free(struct group *g)
 {
+	resolver_session_end(&g->session);
 	resolver_kit_free(&g->kit);
 	free(g->cells);
 	free(g->kernel_kind);

@@ -470,6 +470,31 @@ void spawn_server_stop(struct spawn_server *s)
 	*s = (struct spawn_server){ .pid = -1, .fd = -1 };
 }
 
+int spawn_server_finish(struct spawn_server *s, double timeout)
+{
+	double deadline = now_seconds() + timeout;
+	int wstatus = -1;
+
+	if (s->pid <= 0)
+		return -1;
+	close(s->fd);
+	s->fd = -1;
+	for (;;) {
+		pid_t got = waitpid(s->pid, &wstatus, WNOHANG);
+
+		if (got == s->pid) {
+			live_set(s->pid, 0);
+			*s = (struct spawn_server){ .pid = -1, .fd = -1 };
+			return wstatus;
+		}
+		if ((got < 0 && errno != EINTR) || now_seconds() >= deadline)
+			break;
+		usleep(10000);
+	}
+	spawn_server_stop(s);
+	return -1;
+}
+
 int spawn_exec(const char *const *argv)
 {
 	signal(SIGINT, SIG_DFL);

@@ -92,6 +92,12 @@ int spawn_server_ask(struct spawn_server *s, const char *line, double timeout, c
 /* Ends the server (its group killed and reaped). Safe on a stopped one. */
 void spawn_server_stop(struct spawn_server *s);
 
+/* Lets the server end on its own: closes its input and waits up to timeout seconds for it to
+ * exit, then stops it as spawn_server_stop does. For a server with work to do at the end of
+ * its input (writing a file). Returns its wait status, or -1 when it had to be killed or was
+ * stopped already. */
+int spawn_server_finish(struct spawn_server *s, double timeout);
+
 /* Kills every running child's process group with SIGKILL. Async-signal-safe. */
 void spawn_kill_all(void);
 

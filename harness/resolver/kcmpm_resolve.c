@@ -7,11 +7,20 @@
  * the parse is what costs (hundreds of $(shell) compiler probes), each config after it takes
  * milliseconds.
  *
- * Usage: kcmpm-resolve KCONFIG LIST
- *   run in the config build directory, with the environment Kbuild gives conf (the variables
- *   named in include/config/auto.conf.cmd). Each line of LIST is "IN<TAB>OUT": IN is read as
- *   olddefconfig reads KCONFIG_CONFIG, and the resolved config is written to OUT. Prints
- *   "resolved OUT" or "failed OUT: why" per line; exits 1 when any failed.
+ * Usage: kcmpm-resolve --session KCONFIG
+ *   one group's Kconfig work, in one parse: its base config, then its cells. Run in the config
+ *   build directory, with the environment Kbuild gives conf (the variables named in
+ *   include/config/auto.conf.cmd). It parses KCONFIG once, then reads requests from stdin and
+ *   answers each with one line on stdout:
+ *     "base FRAGMENT<TAB>OUT": `make allnoconfig` with KCONFIG_ALLCONFIG=FRAGMENT, written to
+ *       OUT, by the tree's own conf (conf.o linked in, its main renamed kcmpm_conf_main), run
+ *       in a fork of the parsed process: conf's main calls conf_parse, which is wrapped to do
+ *       nothing once the tree is parsed (-Wl,--wrap=conf_parse). Whatever conf's main leaves
+ *       in Kconfig's state stays in the fork, so the cells below start from the state of a
+ *       fresh parse, as olddefconfig's do. Answers "based OUT" or "failed OUT: why".
+ *     "IN<TAB>OUT": olddefconfig of IN, written to OUT. Answers "resolved OUT" or
+ *       "failed OUT: why".
+ *   Each answer is also written to stderr, the run's log.
  *
  * Usage: kcmpm-resolve --serve KCONFIG
  *   the kernel build's `make syncconfig`, for one source tree in one state, done once per
@@ -24,10 +33,6 @@
  *   Kbuild finds nothing left to sync and recompiles exactly what syncconfig would have made
  *   it recompile. Answers "synced DIR" or "failed DIR: why" per line; a directory it refuses
  *   is left to Kbuild's own syncconfig (auto.conf stays older than .config).
- *
- * Usage: kcmpm-resolve --conf CONF-ARGS...
- *   the tree's own conf program (conf.o, its main renamed kcmpm_conf_main when linked here),
- *   as `make allnoconfig` runs it, but with the $(shell) memo below.
  *
  * The $(shell) memo: when KCMPM_SHELL_MEMO names a file, every command Kconfig's $(shell)
  * runs (preprocess.c's do_shell, through popen) is looked up there first, and what a command
@@ -46,37 +51,118 @@
 #include "preprocess.h"	/* expand_dollar: in lkc_proto.h before 6.12, here since */
 #endif
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int kcmpm_conf_main(int argc, char **argv);	/* conf.o's main, renamed */
 void kcmpm_memo_report(void);	/* kcmpm_memo.c */
+void __real_conf_parse(const char *name);
 
-/* One "IN<TAB>OUT" line of the list: resolves IN into OUT. Returns 0 on success. */
+/* conf's main parses the tree itself; in a session the tree is parsed already, and a second
+ * parse would cost as much as the first (see base_one). */
+void __wrap_conf_parse(const char *name)
+{
+	static int parsed;
+
+	if (!parsed) {
+		parsed = 1;
+		__real_conf_parse(name);
+	}
+}
+
+/* One answer to the session's caller (stdout), and the same line in its log (stderr).
+ * Returns 1 for a failure, 0 otherwise. */
+static int answer(int failed, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	va_start(ap, fmt);
+	fputs("kcmpm-resolve: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	return failed;
+}
+
+/* An "IN<TAB>OUT" request: olddefconfig of IN into OUT, as conf's main does it (conf_read of
+ * the config, then conf_write). Returns 0 on success. */
 static int resolve_one(char *line)
 {
 	char *tab = strchr(line, '\t');
 
-	if (!tab) {
-		printf("failed %s: list line without a tab\n", line);
-		return 1;
-	}
+	if (!tab)
+		return answer(1, "failed %s: a request without a tab\n", line);
 	*tab = 0;
-	if (conf_read(line)) {
-		printf("failed %s: cannot read %s\n", tab + 1, line);
-		return 1;
+	if (conf_read(line))
+		return answer(1, "failed %s: cannot read %s\n", tab + 1, line);
+	if (conf_errors())
+		return answer(1, "failed %s: Kconfig reported errors reading %s (KCONFIG_WERROR)\n",
+			      tab + 1, line);
+	if (conf_write(tab + 1))
+		return answer(1, "failed %s: cannot write it\n", tab + 1);
+	return answer(0, "resolved %s\n", tab + 1);
+}
+
+/* A "base FRAGMENT<TAB>OUT" request: the tree's conf --allnoconfig KCONFIG, KCONFIG_ALLCONFIG=FRAGMENT,
+ * written to OUT, in a fork of this parsed process (its conf_parse does nothing there). conf's
+ * main sets symbols' user values, reorders choices and flags symbols as it goes; none of that
+ * may reach the cells this session resolves next, which start, like olddefconfig's, from a
+ * freshly parsed tree. Returns 0 on success. */
+static int base_one(char *request, const char *kconfig)
+{
+	char *fragment = request + strlen("base "), *tab = strchr(fragment, '\t');
+	char *argv[] = { "conf", "--allnoconfig", (char *)kconfig, NULL };
+	int status;
+	pid_t pid;
+
+	if (!tab)
+		return answer(1, "failed %s: a request without a tab\n", request);
+	*tab = 0;
+	unlink(tab + 1);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return answer(1, "failed %s: cannot fork: %s\n", tab + 1, strerror(errno));
+	if (pid == 0) {
+		/* stdout answers the caller: conf's messages go to the log */
+		dup2(2, 1);
+		setenv("KCONFIG_ALLCONFIG", fragment, 1);
+		setenv("KCONFIG_CONFIG", tab + 1, 1);
+		status = kcmpm_conf_main(3, argv);
+		fflush(NULL);
+		_exit(status);	/* not exit: the memo is saved once, by the session */
 	}
-	if (conf_errors()) {
-		printf("failed %s: Kconfig reported errors reading %s (KCONFIG_WERROR)\n", tab + 1,
-		       line);
-		return 1;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return answer(1, "failed %s: cannot wait for conf: %s\n", tab + 1,
+				      strerror(errno));
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return answer(1, "failed %s: conf --allnoconfig ended with status 0x%x\n", tab + 1,
+			      status);
+	if (access(tab + 1, R_OK))
+		return answer(1, "failed %s: conf --allnoconfig wrote nothing\n", tab + 1);
+	return answer(0, "based %s\n", tab + 1);
+}
+
+/* --session: parses once, then answers each request until stdin ends. */
+static int session(const char *kconfig)
+{
+	char line[8192];
+
+	conf_parse(kconfig);
+	while (fgets(line, sizeof(line), stdin)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!strncmp(line, "base ", 5))
+			base_one(line, kconfig);
+		else if (*line)
+			resolve_one(line);
 	}
-	if (conf_write(tab + 1)) {
-		printf("failed %s: cannot write it\n", tab + 1);
-		return 1;
-	}
-	printf("resolved %s\n", tab + 1);
 	return 0;
 }
 
@@ -168,36 +254,14 @@ static int serve(const char *kconfig)
 
 int main(int argc, char **argv)
 {
-	char line[8192];
-	FILE *list;
-	int failed = 0;
-
-	if (argc < 2 || strcmp(argv[1], "--serve"))
-		atexit(kcmpm_memo_report);	/* not where stdout answers a server's caller */
-	if (argc >= 2 && !strcmp(argv[1], "--conf")) {
-		argv[1] = argv[0];
-		return kcmpm_conf_main(argc - 1, argv + 1);
+	if (argc != 3 || (strcmp(argv[1], "--session") && strcmp(argv[1], "--serve"))) {
+		fprintf(stderr, "usage: %s --session KCONFIG | --serve KCONFIG\n", argv[0]);
+		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	conf_set_message_callback(NULL);
-	if (argc == 3 && !strcmp(argv[1], "--serve"))
+	if (!strcmp(argv[1], "--serve"))
 		return serve(argv[2]);
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s KCONFIG LIST | --serve KCONFIG | --conf CONF-ARGS...\n",
-			argv[0]);
-		return 2;
-	}
-	list = fopen(argv[2], "r");
-	if (!list) {
-		perror(argv[2]);
-		return 2;
-	}
-	conf_parse(argv[1]);
-	while (fgets(line, sizeof(line), list)) {
-		line[strcspn(line, "\n")] = 0;
-		if (*line)
-			failed |= resolve_one(line);
-	}
-	fclose(list);
-	return failed;
+	atexit(kcmpm_memo_report);	/* on stderr, the session's log */
+	return session(argv[2]);
 }

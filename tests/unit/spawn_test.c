@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* Gone, or a zombie waiting for its new parent to reap it: either way no longer running. */
@@ -346,4 +347,35 @@ TEST(spawn_server_that_ends_or_hangs_fails_the_question)
 	CHECK(now_seconds() - start < 5);
 	CHECK(s.pid == -1 && process_gone(pid));
 	spawn_server_stop(&s);	/* safe on a stopped one */
+}
+
+/* Finishing a server lets it do its work at the end of its input (the Kconfig session saves its
+ * memo then) and gives its exit status; one that does not end in time is killed, group and
+ * all, and one already stopped is left alone. */
+TEST(spawn_server_finish_lets_it_end_then_kills)
+{
+	char log[] = "/tmp/kcmpm-spawn-XXXXXX", reply[64], *text;
+	int fd = mkstemp(log), status;
+	struct spawn_server s;
+	double start;
+	long pid;
+
+	close(fd);
+	CHECK(start_server("while read -r l; do echo \"got $l\"; done; sleep 0.3; "
+			   "echo saved >&2; exit 4", &s, log) == 0);
+	CHECK(spawn_server_ask(&s, "one", 10, reply, sizeof(reply)) == 0);
+	status = spawn_server_finish(&s, 10);
+	CHECK(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 4);
+	CHECK(s.pid == -1 && s.fd == -1);
+	text = read_file(log, NULL);
+	CHECK_STR(text, "saved\n");
+	free(text);
+	CHECK(start_server("trap '' TERM; while :; do sleep 0.1; done", &s, NULL) == 0);
+	pid = s.pid;
+	start = now_seconds();
+	CHECK(spawn_server_finish(&s, 0.5) == -1);
+	CHECK(now_seconds() - start < 5);
+	CHECK(s.pid == -1 && process_gone(pid));
+	CHECK(spawn_server_finish(&s, 1) == -1);	/* stopped already */
+	unlink(log);
 }
