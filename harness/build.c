@@ -224,22 +224,49 @@ static int make_host_programs(const struct build_ctx *hb, const char *key, char 
 	return rc;
 }
 
+/* Takes host_dir's lock and makes the tree kb->src's host programs there for host_key (hb: kb
+ * in host_dir). Returns the lock (close it to give it back), or -1 with why in err. */
+static int lock_host_programs(const struct build_ctx *kb, const char *host_dir,
+			      const char *host_key, struct build_ctx *hb, char *err, size_t errlen)
+{
+	int fd;
+
+	*hb = *kb;
+	hb->build_dir = hb->work_dir = (char *)host_dir;
+	if (mkdir_p(host_dir)) {	/* its lock is beside it */
+		snprintf(err, errlen, "cannot create '%s': %s", host_dir, strerror(errno));
+		return -1;
+	}
+	if ((fd = lock_kit(hb, err, errlen)) >= 0 &&
+	    make_host_programs(hb, host_key, err, errlen)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+int build_host_programs(const struct build_ctx *kb, const char *host_dir, const char *host_key,
+			char *err, size_t errlen)
+{
+	struct build_ctx hb;
+	int fd = lock_host_programs(kb, host_dir, host_key, &hb, err, errlen);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
 /* Starts the kit kb->build_dir with a copy of the tree's Kconfig host programs from host_dir,
  * timestamps kept, making them there first if no kit of the tree has (see build.h). */
 static void seed_host_programs(const struct build_ctx *kb, const char *host_dir,
 			       const char *host_key)
 {
-	struct build_ctx hb = *kb;
-	char err[1024] = "", *scripts;
-	int fd;
+	struct build_ctx hb;
+	char err[1024] = "", *scripts = xasprintf("%s/scripts", host_dir);
+	int fd = lock_host_programs(kb, host_dir, host_key, &hb, err, sizeof(err));
 
-	hb.build_dir = hb.work_dir = (char *)host_dir;
-	if ((fd = lock_kit(&hb, err, sizeof(err))) < 0) {
-		warn("%s; the Kconfig kit compiles its own host programs", err);
-		return;
-	}
-	scripts = xasprintf("%s/scripts", host_dir);
-	if (make_host_programs(&hb, host_key, err, sizeof(err)) == 0) {
+	if (fd >= 0) {
 		const char *argv[] = { "cp", "-a", scripts, kb->build_dir, NULL };
 		char *log = xasprintf("%s/seed.log", kb->work_dir);
 		struct spawn_result res;
@@ -249,11 +276,11 @@ static void seed_host_programs(const struct build_ctx *kb, const char *host_dir,
 			snprintf(err, sizeof(err), "cannot copy '%s' into '%s'; see %s", scripts,
 				 kb->build_dir, log);
 		free(log);
+		close(fd);
 	}
 	if (err[0])
 		warn("%s; the Kconfig kit compiles its own host programs", err);
 	free(scripts);
-	close(fd);
 }
 
 int build_kit_prepare(const struct build_ctx *kb, const char *key, const char *host_dir,

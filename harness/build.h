@@ -76,6 +76,13 @@ int build_dir_in_use(const char *build_dir);
 int build_kit_prepare(const struct build_ctx *kb, const char *key, const char *host_dir,
 		      const char *host_key, struct resolver_kit *k, char *err, size_t errlen);
 
+/* Makes the tree kb->src's Kconfig host programs in host_dir for host_key, as the first kit
+ * of the tree would (build_kit_prepare), so that a run can make them before its kits need
+ * them. Concurrent callers take turns; a directory that has them already is left as it is.
+ * Returns 0, or -1 with why in err. */
+int build_host_programs(const struct build_ctx *kb, const char *host_dir, const char *host_key,
+			char *err, size_t errlen);
+
 /* Makes the full base config from the fragments' text (allnoconfig + KCONFIG_ALLCONFIG), with
  * b->kit's conf in b->session when it has a kit (make's allnoconfig if that fails, with a
  * warning). Returns

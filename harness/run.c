@@ -241,6 +241,26 @@ static char *toolchain_memo_path(const struct group *g, const char *dir)
 	return xasprintf("%s/%s-%s.memo", dir, a->name, key);
 }
 
+/* What makes the group's kit: its tree (the variant's own, when its series changes how
+ * Kconfig runs) and arch, with the run's make and compiler. */
+static struct build_ctx kit_ctx(const struct group *g)
+{
+	return (struct build_ctx){ .src = g->vt->own_kconfig ? g->vt->path : g->t->path,
+				   .arch = &g->m->arch[g->arch], .make = g->o->make,
+				   .cc_wrapper = g->o->cc_wrapper, .jobs = g->o->jobs,
+				   .resolver_src = g->o->resolver_src };
+}
+
+/* The key of the group's Kconfig host programs: its tree and the make that builds them, for
+ * every arch. */
+static void host_programs_key(const struct group *g, char key[17])
+{
+	const char *parts[] = { g->identity, g->vt->own_kconfig ? g->vt->stamp : "", g->o->make,
+				NULL };
+
+	cache_key(key, parts);
+}
+
 /* Makes the group's configs with its Kconfig kit from now on (the first call makes or reuses
  * the kit). Not for a tree that may change under us (KSRC: nothing of it is kept), nor for
  * --resolve-with olddefconfig. A kit that cannot be made leaves the group to make's
@@ -251,12 +271,7 @@ static void use_kit(struct group *g)
 	const char *parts[] = { g->identity, g->vt->own_kconfig ? g->vt->stamp : "", a->name,
 				a->kernel_arch, a->cross_compile, g->tools->toolchain,
 				g->o->cc_wrapper ? g->o->cc_wrapper : "", g->resolver_id, NULL };
-	struct build_ctx kb = { .src = g->vt->own_kconfig ? g->vt->path : g->t->path, .arch = a,
-				.make = g->o->make, .cc_wrapper = g->o->cc_wrapper,
-				.jobs = g->o->jobs, .resolver_src = g->o->resolver_src };
-	/* the host programs: of the tree and the make that builds them, for every arch */
-	const char *host_parts[] = { g->identity, g->vt->own_kconfig ? g->vt->stamp : "",
-				     g->o->make, NULL };
+	struct build_ctx kb = kit_ctx(g);
 	char key[17], host_key[17], err[1024], *host_dir, *toolchain_dir, *toolchain_memo;
 
 	if (g->b.kit || g->kit_failed || !g->identity || !g->o->resolver_src)
@@ -269,7 +284,7 @@ static void use_kit(struct group *g)
 	if (mkdir_p(toolchain_dir) == 0)
 		kb.toolchain_memo = toolchain_memo;
 	cache_key(key, parts);
-	cache_key(host_key, host_parts);
+	host_programs_key(g, host_key);
 	if (build_kit_prepare(&kb, key, host_dir, host_key, &g->kit, err, sizeof(err)) == 0) {
 		g->b.kit = &g->kit;
 		g->b.session = &g->session;
@@ -1048,42 +1063,79 @@ struct tree_run {
 	char **series_dir;		/* [variant] */
 };
 
-/* The (variant, arch) groups of every tree, for prefetch_configs. */
+/* The jobs of prefetch_configs: the trees' Kconfig host programs, then the (variant, arch)
+ * groups of every tree. */
 struct prefetch {
 	const struct run_opts *o;
 	const struct matrix *m;
 	struct tree_run *trees;
 	const struct arch_tools *tools;
-	int (*group)[3];	/* [k] = { tree, variant, arch } */
+	int (*job)[3];	/* [k] = { tree, variant, arch }; arch -1: the host programs of the
+			 * variant's kit */
 };
 
-static int prefetch_group(int k, void *arg)
+static int prefetch_job(int k, void *arg)
 {
 	const struct prefetch *pf = arg;
-	struct tree_run *tr = &pf->trees[pf->group[k][0]];
-	int v = pf->group[k][1], a = pf->group[k][2];
-	struct group g = group_of(pf->o, pf->m, tr->t, tr->vts, tr->exists, &pf->tools[a], v, a);
+	struct tree_run *tr = &pf->trees[pf->job[k][0]];
+	int v = pf->job[k][1], a = pf->job[k][2];
+	struct group g = group_of(pf->o, pf->m, tr->t, tr->vts, tr->exists,
+				  &pf->tools[a < 0 ? 0 : a], v, a < 0 ? 0 : a);
 	char err[1024];
 	int rc;
 
 	g.prefetch = 1;
-	rc = config_group(&g, &tr->p, err, sizeof(err));
+	if (a < 0) {
+		/* for every arch: made with the first arch's make arguments, as by the first
+		 * kit that gets there */
+		struct build_ctx kb = kit_ctx(&g);
+		char key[17], *dir = kit_host_dir(&g);
 
+		g.identity = tr->t->identity;
+		host_programs_key(&g, key);
+		rc = build_host_programs(&kb, dir, key, err, sizeof(err));
+		free(dir);
+	} else {
+		rc = config_group(&g, &tr->p, err, sizeof(err));
+	}
 	group_free(&g);
 	return rc;
 }
 
-/* Resolving a group's configs is two Kconfig parses with their compiler probes (the base's
- * allnoconfig, then the resolver), seconds of work each, and groups share nothing: each has its
- * own config and work directories, and cache entries are written atomically. So before the
- * trees' arches run, the configs of every group of every tree are made in forks, jobs at a
- * time, into the cache; each tree's run then finds them there. All trees' groups are in one
- * queue, so no fork works alone at the end of a tree while the next tree waits. The queue is
- * in tree order: with a few jobs, a tree's kits are made before the next tree's, which then
- * take from them the answers of the probes that name no tree (kcmpm_memo.c's toolchain memo).
- * A fork that fails has only left work undone: the run does it and reports what goes wrong.
- * Not for a tree whose configs are not cached (a KSRC tree), nor for --force all or
- * --resolve-with olddefconfig (which already runs its make processes in parallel). */
+/* The host-programs jobs of the tree trees[i] (struct prefetch) for its groups' variants: one
+ * for the variants that share the tree's kits, one for each that has a kit of its own. */
+static int host_jobs(const struct tree_run *tr, int i, const int (*pairs)[2], int npair,
+		     int (*job)[3])
+{
+	int n = 0, shared = 0;
+
+	for (int k = 0; k < npair; k++) {
+		int v = pairs[k][0], dup = 0;
+
+		for (int j = 0; j < n; j++)
+			dup |= job[j][1] == v;
+		if (dup || (!tr->vts[v].own_kconfig && shared))
+			continue;
+		shared |= !tr->vts[v].own_kconfig;
+		job[n][0] = i;
+		job[n][1] = v;
+		job[n++][2] = -1;
+	}
+	return n;
+}
+
+/* A group's configs cost a Kconfig parse with its compiler probes, seconds of work, and groups
+ * share nothing: each has its own config and work directories, and cache entries are written
+ * atomically. So before the trees' arches run, the configs of every group of every tree are
+ * made in forks, jobs at a time, into the cache; each tree's run then finds them there. All
+ * trees' groups are in one queue, so no fork works alone at the end of a tree while the next
+ * tree waits. The queue is in tree order: with a few jobs, a tree's kits are made before the
+ * next tree's, which then take from them the answers of the probes that name no tree
+ * (kcmpm_memo.c's toolchain memo). Before the groups, the queue makes every tree's Kconfig host
+ * programs, which the first kits of a tree would otherwise wait for, one fork compiling while
+ * the others wait. A fork that fails has only left work undone: the run does it and reports
+ * what goes wrong. Not for a tree whose configs are not cached (a KSRC tree), nor for --force
+ * all or --resolve-with olddefconfig (which already runs its make processes in parallel). */
 static void prefetch_configs(const struct run_opts *o, const struct matrix *m,
 			     struct tree_run *trees, int ntree, const struct arch_tools *tools,
 			     struct progress *pg)
@@ -1091,8 +1143,7 @@ static void prefetch_configs(const struct run_opts *o, const struct matrix *m,
 	if (ntree == 0 || o->force == FORCE_ALL || !o->resolver_src)
 		return;
 
-	int group[ntree * m->nvariant * m->narch][3], n = 0;
-	struct prefetch pf = { .o = o, .m = m, .trees = trees, .tools = tools, .group = group };
+	int max = ntree * m->nvariant * m->narch, host[max][3], group[max][3], nhost = 0, n = 0;
 	struct strbuf names = { 0 };
 	double start = now_seconds();
 
@@ -1102,6 +1153,7 @@ static void prefetch_configs(const struct run_opts *o, const struct matrix *m,
 		if (!trees[i].t->identity)
 			continue;
 		npair = group_pairs(m, &trees[i].p, trees[i].vts, pairs);
+		nhost += host_jobs(&trees[i], i, (const int (*)[2])pairs, npair, host + nhost);
 		for (int k = 0; k < npair; k++, n++) {
 			group[n][0] = i;
 			group[n][1] = pairs[k][0];
@@ -1112,11 +1164,15 @@ static void prefetch_configs(const struct run_opts *o, const struct matrix *m,
 				  m->tree[trees[i].p.cell[0].tree].name);
 	}
 	if (n >= 2) {
-		struct spawn_result res[n];
+		int job[nhost + n][3];
+		struct prefetch pf = { .o = o, .m = m, .trees = trees, .tools = tools, .job = job };
+		struct spawn_result res[nhost + n];
 
+		memcpy(job, host, sizeof(host[0]) * (size_t)nhost);
+		memcpy(job + nhost, group, sizeof(group[0]) * (size_t)n);
 		progress_doing(pg, "%s: the configs of %d variant and arch pairs, %d at a time",
 			       names.s, n, o->jobs);
-		spawn_fork_all(n, o->jobs, prefetch_group, &pf, res);
+		spawn_fork_all(nhost + n, o->jobs, prefetch_job, &pf, res);
 		progress_line(pg, 0, "%s: configs of %d variant and arch pairs in %.1f s",
 			      names.s, n, now_seconds() - start);
 	}

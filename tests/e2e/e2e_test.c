@@ -572,6 +572,52 @@ TEST(e2e_in_process_kconfig_equals_olddefconfig)
 	run_free(&fresh);
 }
 
+/* When a file was last written, in seconds; 0 when it is not there. */
+static double written_at(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? 0 : (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9;
+}
+
+/* A cold config-only run with more groups than jobs: the queue of forks (prefetch_configs)
+ * starts with every tree's Kconfig host programs, so 6.12's are compiled while 6.1's are,
+ * rather than after 6.1's kits and groups have taken the forks. In a cache of its own whose
+ * trees are links to the shared one's (nothing else made), like bench.sh's plan step. */
+TEST(e2e_cold_plan_makes_every_trees_host_programs_first)
+{
+	char *cold = xasprintf("%s/cold-cache", scratch), *shared = cache;
+	/* the two trees only (links are cheap, but not the KSRC trees of other tests) */
+	char *link = xasprintf("mkdir -p %s/src %s/trees && cp -al %s/src/linux-source-6.1* %s/src "
+			       "&& cp -al %s/trees/linux-source-6.1 %s/trees/linux-source-6.12 "
+			       "%s/trees", cold, cold, shared, cold, shared, shared, cold);
+	const char *cp[] = { "sh", "-c", link, NULL };
+	char *host = xasprintf("%s/kconfig-kit/linux-source-6.12/host/empty.Kconfig", cold);
+	char *kit = xasprintf("%s/kconfig-kit/linux-source-6.1/x86_64/kit.key", cold);
+	struct spawn_result res;
+	struct run r;
+
+	CHECK(spawn_run(&(struct spawn_req){ .argv = cp }, &res) == 0 && res.status == 0);
+	cache = cold;
+	r = harness_run("cold-plan", (const char *[]){ "--config-only", "--arch", "x86_64",
+						       "--variants", "pre,v3", "--trees", "6.1,6.12",
+						       "--jobs", "2", NULL });
+	cache = shared;
+	CHECK(r.status == 0);
+	CHECK_CONTAINS(r.out, "\n192 cells: 192 CONFIG_OK\n");
+	CHECK_CONTAINS(r.out, "] 6.1, 6.12: configs of 4 variant and arch pairs in ");
+	/* 6.12's host programs were begun before 6.1's first kit was done */
+	printf("# 6.12's host programs begun %.1f s before 6.1's x86_64 kit was done\n",
+	       written_at(kit) - written_at(host));
+	CHECK(written_at(host) > 0 && written_at(kit) > written_at(host));
+	run_free(&r);
+	remove_tree(cold);
+	free(kit);
+	free(host);
+	free(link);
+	free(cold);
+}
+
 /* How many of the $(shell) answers a Kconfig kit's parse took from the memo that every tree's
  * kits share (its "N of those answered by the toolchain's" line); -1 without that line. */
 static int toolchain_answers(const char *tree)
