@@ -227,17 +227,16 @@ static char *memo_path(const char *dir, char *const *env)
 }
 
 /* env for a parse of the tree src: srctree set to it, the memo of memo_dir (if any) named in
- * KCMPM_SHELL_MEMO and the toolchain's memo (if any) in KCMPM_SHELL_MEMO_SHARED, then the
- * n_extra entries of extra (the caller's, now the result's). */
+ * KCMPM_SHELL_MEMO and the toolchain's memo (if any) in KCMPM_SHELL_MEMO_SHARED. */
 static char **env_for(char *const *env, const char *src, const char *memo_dir,
-		      const char *toolchain_memo, char **extra, int n_extra)
+		      const char *toolchain_memo)
 {
 	size_t n = 0, k;
 	char **out;
 
 	while (env[n])
 		n++;
-	out = xcalloc(n + 3 + (size_t)n_extra, sizeof(*out));
+	out = xcalloc(n + 3, sizeof(*out));
 	for (k = 0; k < n; k++)
 		out[k] = strncmp(env[k], "srctree=", 8) ? xstrdup(env[k])
 							: xasprintf("srctree=%s", src);
@@ -249,8 +248,6 @@ static char **env_for(char *const *env, const char *src, const char *memo_dir,
 		if (toolchain_memo)
 			out[k++] = xasprintf("KCMPM_SHELL_MEMO_SHARED=%s", toolchain_memo);
 	}
-	for (int i = 0; i < n_extra; i++)
-		out[k++] = extra[i];
 	return out;
 }
 
@@ -333,7 +330,7 @@ static int kit_session(const struct build_ctx *b, char *err, size_t errlen)
 		snprintf(err, errlen, "its Kconfig session has ended; see %s", b->session->log);
 		return -1;
 	}
-	env = env_for(b->kit->env, b->src, b->kit->dir, b->kit->toolchain_memo, NULL, 0);
+	env = env_for(b->kit->env, b->src, b->kit->dir, b->kit->toolchain_memo);
 	rc = session_begin(b, b->kit->exe, env, b->session, err, errlen);
 	free_strings(env);
 	return rc;
@@ -454,7 +451,7 @@ int resolver_serve(const struct build_ctx *b, const char *source, const char *me
 {
 	char *cmd = auto_conf_cmd(b), *text = read_file(cmd, NULL), *exe = NULL;
 	char **parsed = text ? resolver_env_parse(text) : NULL;
-	char **env = parsed ? env_for(parsed, b->src, memo_dir, NULL, NULL, 0) : NULL;
+	char **env = parsed ? env_for(parsed, b->src, memo_dir, NULL) : NULL;
 	char *log = xasprintf("%s/syncconfig.log", b->work_dir);
 	int rc = -1;
 
