@@ -92,16 +92,19 @@ TEST(spawn_timeout_kills_the_group)
 	long grandchild = 0;
 
 	close(fd);
-	/* A grandchild that ignores TERM, and a leader that waits forever. */
+	/* A grandchild that ignores TERM, and a leader that waits forever. The timeout leaves the
+	 * leader time to name its grandchild on a loaded machine (0.5 s did not, under a build). */
 	script = xasprintf("sh -c 'trap \"\" TERM; sleep 100' & echo $! > %s; wait", pidfile);
-	r = run_sh(script, 0.5, NULL);
+	r = run_sh(script, 2, NULL);
 	CHECK(r.timed_out);
-	CHECK(now_seconds() - t0 < 5);
+	CHECK(now_seconds() - t0 < 7);
 	text = read_file(pidfile, NULL);
 	if (text)
 		grandchild = strtol(text, NULL, 10);
 	CHECK(grandchild > 0);
-	usleep(100000);
+	/* killed, it is gone as soon as it is reaped; alive, it sleeps 100 s */
+	for (int i = 0; i < 50 && grandchild > 0 && !process_gone(grandchild); i++)
+		usleep(100000);
 	CHECK(grandchild > 0 && process_gone(grandchild));
 	free(text);
 	free(script);
