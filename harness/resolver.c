@@ -341,8 +341,7 @@ static int kit_session(const struct build_ctx *b, char *err, size_t errlen)
 static int session_ask(struct resolver_session *s, const char *request, const char *done,
 		       const char *out, char *err, size_t errlen)
 {
-	char reply[1200];
-	size_t dlen = strlen(done), olen = strlen(out);
+	char reply[1200], why[1000];
 
 	/* the first answer waits for the Kconfig parse, with whatever probes the memo lacks */
 	if (spawn_server_ask(&s->server, request, 600, reply, sizeof(reply))) {
@@ -350,13 +349,9 @@ static int session_ask(struct resolver_session *s, const char *request, const ch
 		snprintf(err, errlen, "the Kconfig session ended or did not answer; see %s", s->log);
 		return -1;
 	}
-	if (!strncmp(reply, done, dlen) && reply[dlen] == ' ' && !strcmp(reply + dlen + 1, out))
+	if (resolver_answer(reply, done, out, "session", why, sizeof(why)) == 0)
 		return 0;
-	if (!strncmp(reply, "failed ", 7) && !strncmp(reply + 7, out, olen) &&
-	    reply[7 + olen] == ':')
-		snprintf(err, errlen, "%s; see %s", reply + 9 + olen, s->log);
-	else
-		snprintf(err, errlen, "the Kconfig session answered '%.200s'; see %s", reply, s->log);
+	snprintf(err, errlen, "%s; see %s", why, s->log);
 	return -1;
 }
 
@@ -478,18 +473,29 @@ int resolver_serve(const struct build_ctx *b, const char *source, const char *me
 int resolver_sync(struct spawn_server *s, const char *build_dir, char *err, size_t errlen)
 {
 	char reply[600];
-	size_t len = strlen(build_dir);
 
 	/* the first answer waits for the Kconfig parse and its compiler probes */
 	if (spawn_server_ask(s, build_dir, 600, reply, sizeof(reply))) {
 		snprintf(err, errlen, "the Kconfig server ended or did not answer");
 		return -1;
 	}
-	if (!strncmp(reply, "synced ", 7) && !strcmp(reply + 7, build_dir))
+	return resolver_answer(reply, "synced", build_dir, "server", err, errlen);
+}
+
+int resolver_answer(const char *reply, const char *done, const char *subject, const char *who,
+		    char *err, size_t errlen)
+{
+	size_t dlen = strlen(done), slen = strlen(subject);
+	const char *why = reply + 7 + slen;
+
+	if (!strncmp(reply, done, dlen) && reply[dlen] == ' ' && !strcmp(reply + dlen + 1, subject))
 		return 0;
-	if (!strncmp(reply, "failed ", 7) && !strncmp(reply + 7, build_dir, len))
-		snprintf(err, errlen, "%s", reply + 7 + len + (reply[7 + len] == ':' ? 2 : 0));
-	else
-		snprintf(err, errlen, "the Kconfig server answered '%.200s'", reply);
+	if (!strncmp(reply, "failed ", 7) && !strncmp(reply + 7, subject, slen) &&
+	    (*why == ':' || *why == 0)) {
+		why += strspn(why, ": ");
+		snprintf(err, errlen, "%s", *why ? why : "failed, and said no more");
+	} else {
+		snprintf(err, errlen, "the Kconfig %s answered '%.200s'", who, reply);
+	}
 	return -1;
 }

@@ -99,6 +99,12 @@ int resolver_serve(const struct build_ctx *b, const char *source, const char *me
  * syncconfig's: auto.conf stays older than .config). */
 int resolver_sync(struct spawn_server *s, const char *build_dir, char *err, size_t errlen);
 
+/* A resolver server's answer to a request about subject (a path): 0 when it is
+ * "<done> <subject>"; -1 otherwise, with in err its own reason ("failed <subject>: why") or,
+ * for any other answer, "the Kconfig <who> answered '...'". */
+int resolver_answer(const char *reply, const char *done, const char *subject, const char *who,
+		    char *err, size_t errlen);
+
 /* What resolves configs, for the cache key of resolved configs: "kcmpm-resolve <hash of the
  * source>", or "olddefconfig" when source is NULL; NULL when the source cannot be read.
  * Caller frees. */

@@ -185,3 +185,33 @@ TEST(memo_shares_only_what_names_no_tree)
 	free(exe);
 	free(src);
 }
+
+/* The servers' answers (syncconfig's "synced DIR", the session's "resolved OUT"...): only the
+ * answer about this very subject is a success, and a failure keeps the server's own reason. */
+TEST(resolver_answer_reads_only_its_subjects)
+{
+	char err[200];
+
+	CHECK(resolver_answer("synced /b/x86_64", "synced", "/b/x86_64", "server", err,
+			      sizeof(err)) == 0);
+	CHECK(resolver_answer("resolved /w/c1/config", "resolved", "/w/c1/config", "session", err,
+			      sizeof(err)) == 0);
+
+	CHECK(resolver_answer("synced /b/x86_64.old", "synced", "/b/x86_64", "server", err,
+			      sizeof(err)) == -1);
+	CHECK_STR(err, "the Kconfig server answered 'synced /b/x86_64.old'");
+	CHECK(resolver_answer("based /w/c1/config", "resolved", "/w/c1/config", "session", err,
+			      sizeof(err)) == -1);
+	CHECK_STR(err, "the Kconfig session answered 'based /w/c1/config'");
+
+	CHECK(resolver_answer("failed /w/c1/config: cannot read /w/c1/config.in", "resolved",
+			      "/w/c1/config", "session", err, sizeof(err)) == -1);
+	CHECK_STR(err, "cannot read /w/c1/config.in");
+	CHECK(resolver_answer("failed /b/x86_64", "synced", "/b/x86_64", "server", err,
+			      sizeof(err)) == -1);
+	CHECK_STR(err, "failed, and said no more");
+	/* another subject's failure is not this one's */
+	CHECK(resolver_answer("failed /b/x86_64.old: no", "synced", "/b/x86_64", "server", err,
+			      sizeof(err)) == -1);
+	CHECK_STR(err, "the Kconfig server answered 'failed /b/x86_64.old: no'");
+}
