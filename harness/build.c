@@ -224,21 +224,21 @@ static int make_host_programs(const struct build_ctx *hb, const char *key, char 
 	return rc;
 }
 
-/* Takes host_dir's lock and makes the tree kb->src's host programs there for host_key (hb: kb
- * in host_dir). Returns the lock (close it to give it back), or -1 with why in err. */
+/* Takes host_dir's lock and makes the tree kb->src's host programs there for host_key.
+ * Returns the lock (close it to give it back), or -1 with why in err. */
 static int lock_host_programs(const struct build_ctx *kb, const char *host_dir,
-			      const char *host_key, struct build_ctx *hb, char *err, size_t errlen)
+			      const char *host_key, char *err, size_t errlen)
 {
+	struct build_ctx hb = *kb;
 	int fd;
 
-	*hb = *kb;
-	hb->build_dir = hb->work_dir = (char *)host_dir;
+	hb.build_dir = hb.work_dir = (char *)host_dir;
 	if (mkdir_p(host_dir)) {	/* its lock is beside it */
 		snprintf(err, errlen, "cannot create '%s': %s", host_dir, strerror(errno));
 		return -1;
 	}
-	if ((fd = lock_kit(hb, err, errlen)) >= 0 &&
-	    make_host_programs(hb, host_key, err, errlen)) {
+	if ((fd = lock_kit(&hb, err, errlen)) >= 0 &&
+	    make_host_programs(&hb, host_key, err, errlen)) {
 		close(fd);
 		fd = -1;
 	}
@@ -248,8 +248,7 @@ static int lock_host_programs(const struct build_ctx *kb, const char *host_dir,
 int build_host_programs(const struct build_ctx *kb, const char *host_dir, const char *host_key,
 			char *err, size_t errlen)
 {
-	struct build_ctx hb;
-	int fd = lock_host_programs(kb, host_dir, host_key, &hb, err, errlen);
+	int fd = lock_host_programs(kb, host_dir, host_key, err, errlen);
 
 	if (fd < 0)
 		return -1;
@@ -262,9 +261,8 @@ int build_host_programs(const struct build_ctx *kb, const char *host_dir, const 
 static void seed_host_programs(const struct build_ctx *kb, const char *host_dir,
 			       const char *host_key)
 {
-	struct build_ctx hb;
 	char err[1024] = "", *scripts = xasprintf("%s/scripts", host_dir);
-	int fd = lock_host_programs(kb, host_dir, host_key, &hb, err, sizeof(err));
+	int fd = lock_host_programs(kb, host_dir, host_key, err, sizeof(err));
 
 	if (fd >= 0) {
 		const char *argv[] = { "cp", "-a", scripts, kb->build_dir, NULL };
