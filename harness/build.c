@@ -188,14 +188,42 @@ static int lock_kit(const struct build_ctx *kb, char *err, size_t errlen)
 	return fd;
 }
 
-/* Makes host_dir hold the tree's Kconfig host programs (fixdep, and conf with its objects), for
- * key: an allnoconfig of an empty Kconfig (KBUILD_KCONFIG), which makes Kbuild compile them
- * and runs no compiler probe. Called with host_dir's lock held. Returns 0 when they are there. */
+/* make's words that link the Kconfig programs Kbuild makes (HOSTLDFLAGS and HOSTLDLIBS are
+ * its knobs for host programs) with the $(shell) memo object memo: popen and pclose wrapped, so
+ * conf's parse answers and records its probes there (kcmpm_memo.c). Returns how many. */
+static int memo_link_words(const char *memo, char **extra)
+{
+	extra[0] = xstrdup("HOSTLDFLAGS=-Wl,--wrap=popen,--wrap=pclose");
+	extra[1] = xasprintf("HOSTLDLIBS=%s", memo);
+	return 2;
+}
+
+/* The memo object of a directory of host programs (resolver_memo_object), or NULL when it has
+ * none. Caller frees. */
+static char *host_memo_object(const char *host_dir)
+{
+	char *path = xasprintf("%s/kcmpm-memo.o", host_dir);
+
+	if (!path_exists(path)) {
+		free(path);
+		path = NULL;
+	}
+	return path;
+}
+
+/* Makes hb->build_dir hold the tree's Kconfig host programs for key: an allnoconfig of an
+ * empty Kconfig (KBUILD_KCONFIG), which makes Kbuild compile fixdep and conf with its objects
+ * and runs no compiler probe. They are linked as a kit links them, with the $(shell) memo
+ * object compiled there, so that a kit started from a copy finds nothing to relink; and the
+ * resolver is linked there once for the kits of every arch. (Without a memo object, the kits
+ * link their own conf and resolver.) Called with the directory's lock held. Returns 0 when
+ * the programs are there. */
 static int make_host_programs(const struct build_ctx *hb, const char *key, char *err,
 			      size_t errlen)
 {
 	char *key_path = xasprintf("%s/host.key", hb->build_dir), *have = read_file(key_path, NULL);
-	char *empty = xasprintf("%s/empty.Kconfig", hb->build_dir);
+	char *empty = xasprintf("%s/empty.Kconfig", hb->build_dir), *memo = NULL, *exe = NULL;
+	char why[600];
 	int rc = 0;
 
 	if (!have || strcmp(have, key)) {
@@ -206,18 +234,28 @@ static int make_host_programs(const struct build_ctx *hb, const char *key, char 
 			rc = -1;
 		}
 		if (rc == 0) {
-			char *extra[] = { xasprintf("-j%d", hb->jobs > 0 ? hb->jobs : 1),
-					  xasprintf("KBUILD_KCONFIG=%s", empty),
-					  xasprintf("KCONFIG_CONFIG=%s/host.config", hb->build_dir),
-					  xstrdup("allnoconfig") };
+			char *extra[6];
+			int n = 0;
 
-			rc = run_config(hb, 4, extra, err, errlen);
+			if (hb->resolver_src)
+				memo = resolver_memo_object(hb, hb->resolver_src, why, sizeof(why));
+			extra[n++] = xasprintf("-j%d", hb->jobs > 0 ? hb->jobs : 1);
+			extra[n++] = xasprintf("KBUILD_KCONFIG=%s", empty);
+			extra[n++] = xasprintf("KCONFIG_CONFIG=%s/host.config", hb->build_dir);
+			if (memo)
+				n += memo_link_words(memo, extra + n);
+			extra[n++] = xstrdup("allnoconfig");
+			rc = run_config(hb, n, extra, err, errlen);
 		}
+		if (rc == 0 && memo && !(exe = resolver_link(hb, hb->resolver_src, why, sizeof(why))))
+			warn("%s; each Kconfig kit of %s links its own", why, hb->src);
 		if (rc == 0 && write_file_atomic(key_path, key, strlen(key))) {
 			snprintf(err, errlen, "cannot write '%s': %s", key_path, strerror(errno));
 			rc = -1;
 		}
 	}
+	free(exe);
+	free(memo);
 	free(have);
 	free(empty);
 	free(key_path);
@@ -257,9 +295,10 @@ int build_host_programs(const struct build_ctx *kb, const char *host_dir, const 
 }
 
 /* Starts the kit kb->build_dir with a copy of the tree's Kconfig host programs from host_dir,
- * timestamps kept, making them there first if no kit of the tree has (see build.h). */
-static void seed_host_programs(const struct build_ctx *kb, const char *host_dir,
-			       const char *host_key)
+ * timestamps kept, making them there first if no kit of the tree has (see build.h). Returns 0
+ * when the kit has the copy. */
+static int seed_host_programs(const struct build_ctx *kb, const char *host_dir,
+			      const char *host_key)
 {
 	char err[1024] = "", *scripts = xasprintf("%s/scripts", host_dir);
 	int fd = lock_host_programs(kb, host_dir, host_key, err, sizeof(err));
@@ -279,6 +318,20 @@ static void seed_host_programs(const struct build_ctx *kb, const char *host_dir,
 	if (err[0])
 		warn("%s; the Kconfig kit compiles its own host programs", err);
 	free(scripts);
+	return err[0] ? -1 : 0;
+}
+
+/* Gives the kit the resolver linked in host_dir, whose Kconfig objects its own are copies of
+ * (a hard link; without one, resolver_kit_open links the kit's own). */
+static void share_resolver(const struct build_ctx *kb, const char *host_dir)
+{
+	char *from = xasprintf("%s/kcmpm-resolve", host_dir);
+	char *to = xasprintf("%s/kcmpm-resolve", kb->build_dir);
+
+	if (path_exists(from))
+		link(from, to);
+	free(from);
+	free(to);
 }
 
 int build_kit_prepare(const struct build_ctx *kb, const char *key, const char *host_dir,
@@ -302,21 +355,22 @@ int build_kit_prepare(const struct build_ctx *kb, const char *key, const char *h
 		remove_tree(kb->build_dir);
 	}
 	if (ensure_dirs(kb, err, errlen) == 0 && !resolver_ready(kb)) {
-		char why[600], *memo = resolver_memo_object(kb, kb->resolver_src, why, sizeof(why));
-		char *extra[7];
-		int n = 0;
+		char why[600], *memo = NULL, *extra[7];
+		int n = 0, seeded = host_dir && seed_host_programs(kb, host_dir, host_key) == 0;
 
-		if (host_dir)
-			seed_host_programs(kb, host_dir, host_key);
+		/* the copy's fixdep and conf were linked with the host directory's memo object:
+		 * named here too, their commands are unchanged and Kbuild relinks nothing */
+		if (seeded)
+			memo = host_memo_object(host_dir);
+		if (!memo)
+			memo = resolver_memo_object(kb, kb->resolver_src, why, sizeof(why));
 		extra[n++] = xasprintf("KCONFIG_CONFIG=%s/kit.config", kb->work_dir);
-		/* Kbuild links its conf here with the memo (HOSTLDFLAGS and HOSTLDLIBS are its
-		 * knobs for host programs), so this parse's probes are the kit's first answers;
-		 * a memo that does not compile leaves it the plain conf */
+		/* Kbuild's conf here is linked with the memo, so this parse's probes are the kit's
+		 * first answers; a memo that does not compile leaves it the plain conf */
 		if (memo) {
 			char *first = resolver_kit_first_memo(kb);
 
-			extra[n++] = xstrdup("HOSTLDFLAGS=-Wl,--wrap=popen,--wrap=pclose");
-			extra[n++] = xasprintf("HOSTLDLIBS=%s", memo);
+			n += memo_link_words(memo, extra + n);
 			extra[n++] = xasprintf("KCMPM_SHELL_MEMO=%s", first);
 			extra[n++] = xstrdup("KCMPM_SHELL_MEMO_REPORT=1");
 			if (kb->toolchain_memo)
@@ -327,7 +381,8 @@ int build_kit_prepare(const struct build_ctx *kb, const char *key, const char *h
 			warn("%s; the Kconfig kit's first parse runs every probe", why);
 		}
 		extra[n++] = xstrdup("allnoconfig");
-		run_config(kb, n, extra, err, errlen);
+		if (run_config(kb, n, extra, err, errlen) == 0 && seeded)
+			share_resolver(kb, host_dir);
 		free(memo);
 	}
 	if (resolver_ready(kb) && resolver_kit_open(kb, kb->resolver_src, k, err, errlen) == 0 &&

@@ -66,11 +66,12 @@ int build_dir_in_use(const char *build_dir);
  * holding another key is emptied first. Concurrent callers for one directory take turns.
  *
  * With host_dir, a new kit starts with a copy of the tree's Kconfig host programs made there
- * once (for host_key: the tree and make), rather than compiling its own. Kbuild compiles them
- * with the same command for every ARCH, so the kits of a tree's arches can share them; and it
- * still compares each object's command with the one its .cmd file records, and recompiles
- * what differs, so the copy saves work and changes nothing that is built. If it cannot be
- * made, the kit compiles its own (with a warning).
+ * once (for host_key: the tree, make and resolver), linked as the kit links them (with the
+ * $(shell) memo), and with the resolver linked there, rather than compiling and linking its
+ * own. Kbuild compiles them with the same command for every ARCH, so the kits of a tree's
+ * arches can share them; and it still compares each program's command with the one its .cmd
+ * file records, and remakes what differs, so the copy saves work and changes nothing that is
+ * built. If it cannot be made, the kit compiles its own (with a warning).
  *
  * Returns 0 with the kit in k (resolver_kit_free), or -1 with why in err. */
 int build_kit_prepare(const struct build_ctx *kb, const char *key, const char *host_dir,

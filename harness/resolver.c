@@ -212,6 +212,11 @@ out:
 	return exe;
 }
 
+char *resolver_link(const struct build_ctx *b, const char *source, char *err, size_t errlen)
+{
+	return build_resolver(b, source, b->build_dir, err, errlen);
+}
+
 /* The file of the $(shell) memo for this environment in dir: named by a hash of every variable
  * but srctree, which the commands that read the tree name in their own text. */
 static char *memo_path(const char *dir, char *const *env)

@@ -51,6 +51,12 @@ char *resolver_memo_object(const struct build_ctx *kb, const char *source, char 
 			   size_t errlen);
 char *resolver_kit_first_memo(const struct build_ctx *kb);
 
+/* Links the resolver from source against the Kconfig objects in b->build_dir (a directory of a
+ * tree's Kconfig host programs), as kcmpm-resolve there. The objects do not depend on the
+ * arch, so the kits of the tree's arches can share it: resolver_kit_open links a kit's own
+ * only when the kit has none. Returns its path (caller frees), or NULL with why in err. */
+char *resolver_link(const struct build_ctx *b, const char *source, char *err, size_t errlen);
+
 /* A group's Kconfig session: one resolver process, in the group's config directory and with
  * its kit, started at the first request (base or cells) and ended by resolver_session_end. */
 struct resolver_session {

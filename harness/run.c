@@ -251,12 +251,12 @@ static struct build_ctx kit_ctx(const struct group *g)
 				   .resolver_src = g->o->resolver_src };
 }
 
-/* The key of the group's Kconfig host programs: its tree and the make that builds them, for
- * every arch. */
+/* The key of the group's Kconfig host programs: its tree, the make that builds them and the
+ * resolver linked with them (its $(shell) memo object too), for every arch. */
 static void host_programs_key(const struct group *g, char key[17])
 {
 	const char *parts[] = { g->identity, g->vt->own_kconfig ? g->vt->stamp : "", g->o->make,
-				NULL };
+				g->resolver_id, NULL };
 
 	cache_key(key, parts);
 }
@@ -1092,8 +1092,10 @@ static int prefetch_job(int k, void *arg)
 		char key[17], *dir = kit_host_dir(&g);
 
 		g.identity = tr->t->identity;
+		g.resolver_id = resolver_identity(pf->o->resolver_src);
 		host_programs_key(&g, key);
-		rc = build_host_programs(&kb, dir, key, err, sizeof(err));
+		/* without the resolver's identity, the run reports why (config_group) */
+		rc = g.resolver_id ? build_host_programs(&kb, dir, key, err, sizeof(err)) : -1;
 		free(dir);
 	} else {
 		rc = config_group(&g, &tr->p, err, sizeof(err));

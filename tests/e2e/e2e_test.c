@@ -509,6 +509,14 @@ static char *kbuild_allnoconfig(const char *variant)
 	return text;
 }
 
+/* Are both paths there and one file (hard links)? */
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 /* The in-process resolver (harness/resolver.h) against the olddefconfig it replaces, on a whole
  * group: every cell of v3 x86_64, byte for byte, and its base against Kbuild's allnoconfig. The
  * in-process side is made afresh each time (--force all: its Kconfig kit and $(shell) memo too,
@@ -517,7 +525,8 @@ static char *kbuild_allnoconfig(const char *variant)
  * The in-process run has pre and v1 too, before v3: the groups share the kit, so v3's base and
  * cells are made entirely from the memo's answers, recorded by the parses before it, and those
  * are what is checked against olddefconfig. The kit starts from the tree's Kconfig host
- * programs, compiled once for every arch (made afresh by --force all too). The kit's own make
+ * programs and resolver, compiled and linked once for every arch (made afresh by --force all
+ * too). The kit's own make
  * allnoconfig records the first answers, so no group's parse runs a probe. Each group's session
  * parses once: its base is made by conf's main in a fork of the parsed process, and its cells
  * are resolved after it, in the process conf's main did not touch. */
@@ -533,6 +542,9 @@ TEST(e2e_in_process_kconfig_equals_olddefconfig)
 	char *kit = xasprintf("%s/kconfig-kit/linux-source-6.1/x86_64/kit.key", cache);
 	char *kit_log = xasprintf("%s/kconfig-kit/linux-source-6.1/x86_64/kconfig.log", cache);
 	char *host_log = xasprintf("%s/kconfig-kit/linux-source-6.1/host/kconfig.log", cache);
+	char *host_resolver = xasprintf("%s/kconfig-kit/linux-source-6.1/host/kcmpm-resolve", cache);
+	char *kit_resolver = xasprintf("%s/kconfig-kit/linux-source-6.1/x86_64/kcmpm-resolve",
+				       cache);
 	char *kit_text = read_file(kit_log, NULL), *host_text = read_file(host_log, NULL);
 	int compared = 0, differ = 0;
 
@@ -548,12 +560,15 @@ TEST(e2e_in_process_kconfig_equals_olddefconfig)
 	/* the kit's own make allnoconfig (Kbuild's conf, linked with the memo) recorded the
 	 * probes, so even the first group's parse runs none */
 	CHECK_CONTAINS(first_log, " answered, 0 run\n");
-	/* the tree's Kconfig host programs were compiled once, for every arch's kit (a copy of
-	 * them started this kit, and Kbuild found each object's command unchanged), and the
-	 * configs compared below were made with the conf linked from them */
+	/* the tree's Kconfig host programs were compiled and linked once, for every arch's kit:
+	 * a copy of them started this kit, and Kbuild found each one's command unchanged, conf's
+	 * link with the $(shell) memo too (its parse reported the memo); the kit's resolver is
+	 * the one linked beside them; and the configs compared below were made with these */
 	CHECK_CONTAINS(host_text, "HOSTCC  scripts/kconfig/confdata.o\n");
-	CHECK_CONTAINS(kit_text, "HOSTLD  scripts/kconfig/conf\n");
-	CHECK(kit_text && !strstr(kit_text, "HOSTCC  scripts/kconfig/"));
+	CHECK_CONTAINS(host_text, "HOSTLD  scripts/kconfig/conf\n");
+	CHECK(kit_text && !strstr(kit_text, "HOSTCC  ") && !strstr(kit_text, "HOSTLD  "));
+	CHECK_CONTAINS(kit_text, "kcmpm-resolve: $(shell) memo: ");
+	CHECK(same_file(host_resolver, kit_resolver));
 	if (!base || !kbuild_base || strcmp(base, kbuild_base))
 		printf("# 6.1/v3/x86_64: the session's base config differs from make allnoconfig's\n");
 	CHECK(base && kbuild_base && !strcmp(base, kbuild_base));
@@ -563,6 +578,8 @@ TEST(e2e_in_process_kconfig_equals_olddefconfig)
 	free(host_text);
 	free(kit_log);
 	free(host_log);
+	free(host_resolver);
+	free(kit_resolver);
 	free(kit);
 	free(kbuild_base);
 	free(base);
