@@ -526,10 +526,10 @@ static int same_file(const char *a, const char *b)
  * cells are made entirely from the memo's answers, recorded by the parses before it, and those
  * are what is checked against olddefconfig. The kit starts from the tree's Kconfig host
  * programs and resolver, compiled and linked once for every arch (made afresh by --force all
- * too). The kit's own make
- * allnoconfig records the first answers, so no group's parse runs a probe. Each group's session
- * parses once: its base is made by conf's main in a fork of the parsed process, and its cells
- * are resolved after it, in the process conf's main did not touch. */
+ * too). The kit's own make allnoconfig records the first answers, so no group's parse runs a
+ * probe. Each group's session parses once: its base is made by conf's main in a fork of the
+ * parsed process, and its cells are resolved after it, in the process conf's main did not
+ * touch. */
 TEST(e2e_in_process_kconfig_equals_olddefconfig)
 {
 	struct run ref = harness_run("resolve-olddefconfig", (const char *[]){
