@@ -5,6 +5,10 @@
 #            compile work no schedule can avoid
 #   cold     the matrix without its m column (COLD_ONLY, DRM y and n: the 192 cells the speed
 #            targets were set for) from an empty cache (BENCH_CACHE, emptied first)
+#   profile  where the cold run's time went: configs, heavy and light kernels, the objects
+#            each compiled, what Kbuild costs per kernel whatever it compiles (its make again
+#            in each build directory, with nothing changed and with only the version changed),
+#            and the run's CPU over the cores: the wall/F no schedule of the same work can beat
 #   m column the whole matrix on that cache: what the m column adds to it
 #   naive    what building every cell from clean would cost: cells x that arch's clean build
 #   warm     the whole matrix again with nothing changed
@@ -20,7 +24,8 @@
 #            (default: all), so the parts can be measured apart and added.
 # The harness prints the per-run figures itself (its "summary:" line); this script only runs it
 # and does the arithmetic. Settings: TREES (default 6.1, the tree the earlier figures are of),
-# VARIANTS, ARCH, BENCH_CACHE, JOBS, COLD_ONLY, BENCH_FULL, FULL_TREES.
+# VARIANTS, ARCH, BENCH_CACHE, JOBS, COLD_ONLY, BENCH_FULL, FULL_TREES; BENCH_PART=cold stops
+# after F, the cold run and its profile (about an hour here, for work on the cold figure).
 set -eu
 harness=${HARNESS:-build/kcmp-matrix}
 cache=${BENCH_CACHE:-/tmp/kcmp-matrix-bench-cache}
@@ -61,6 +66,86 @@ profile() {
 		printf "profile heavy builds: %d kernels, %.1f s (30 s or more each)\n", heavy, heavy_s
 		printf "profile light builds: %d kernels, %.1f s (%.1f s each)\n", light, light_s, light ? light_s / light : 0
 	}' "$1"
+}
+
+# How many objects the cold run's kernels compiled, heavy (30 s or more) and light, from each
+# kernel's whole build log in the cache (read right after the cold run: later runs rebuild some
+# of the same kernels). A light kernel that compiles a handful of objects still pays Kbuild's
+# walk of the whole tree and the link (kbuild_per_kernel).
+objects_compiled() {
+	awk -F '\t' 'NR > 1 && $NF != "-" { print $1, $2, $3, $4, $NF }' "$out/cold/matrix.tsv" |
+	awk '
+	NR == FNR { tag[$1 " " $2 " " $3 " " $4] = $5; next }
+	/ build [0-9.]+s / && !/ build cached / && match($0, /\] [^ ]+ +[^ ]+ +[^ ]+ [^ ]+ +build /) {
+		split(substr($0, RSTART + 2, RLENGTH - 8), w, " ")
+		match($0, / build [0-9.]+s /); b = substr($0, RSTART + 7, RLENGTH - 9) + 0
+		key = w[1] " " w[2] " " w[3] " " w[4]
+		if (b > 0 && key in tag) print (b >= 30 ? "heavy" : "light"), w[3], w[2], tag[key]
+	}' - "$out/cold.log" |
+	while read -r kind variant arch tag; do
+		for log in "$cache"/run/kernels/*/"$variant/$arch/$tag/build.log"; do
+			echo "$kind $(grep -cE '^  CC( \[M\])? ' "$log")"
+		done
+	done |
+	awk '{ n[$1]++; o[$1] += $2 }
+	END { printf "profile objects:      heavy %d kernels compiled %d objects (%.0f each), light %d kernels %d (%.1f each)\n", n["heavy"], o["heavy"], n["heavy"] ? o["heavy"] / n["heavy"] : 0, n["light"], o["light"], n["light"] ? o["light"] / n["light"] : 0 }'
+}
+
+# What Kbuild costs per kernel whatever it compiles, in each arch's build directory as the runs
+# left it: its make again with nothing changed (the walk of the tree: every directory's make,
+# every object's dependencies checked), then with only the version tag changed (the walk, and
+# version.o, the vmlinux link, kallsyms, the image). Wall and CPU seconds, one arch at a time,
+# -j as many as cores. Sets kbuild_noop_cpu to the mean CPU of a walk over the arches.
+kbuild_per_kernel() {
+	line="profile Kbuild per kernel:" sum=0 n=0
+	for arch in $(sed -n 's/^arches //p' matrix/matrix.conf); do
+		for dir in "$cache"/run/build/*/"$arch"; do
+			[ -f "$dir/.config" ] || continue
+			tree=$(basename "$(dirname "$dir")")
+			src=$cache/run/worktree/$tree/$arch
+			# the cells' own make, as each cell's reproduce.sh writes it
+			repro=$(ls "$out"/cold/cells/*/*/"$arch"/*/reproduce.sh | head -n 1)
+			words=$(grep '^make .* KBUILD_BUILD_TIMESTAMP=' "$repro" | head -n 1 |
+				sed 's/^make -C [^ ]* O=[^ ]* //; s/ -j[0-9]*//; s/ KBUILD_BUILD_TIMESTAMP=[^ ]*//')
+			stamp=$(sed -n 's/.*kcmpm-\([^ "]*\).*/\1/p' "$dir/include/generated/utsversion.h" 2>/dev/null)
+			# without the tag it was built with, "nothing changed" would change the version
+			if [ -z "$stamp" ]; then
+				line="$line $arch: no kcmpm tag in $dir/include/generated/utsversion.h, not measured;"
+				continue
+			fi
+			noop=$(make_seconds "$src" "$dir" "KBUILD_BUILD_TIMESTAMP=kcmpm-$stamp $words")
+			version=$(make_seconds "$src" "$dir" "KBUILD_BUILD_TIMESTAMP=kcmpm-bench-version $words")
+			line="$line $arch: nothing changed $(echo "$noop" | cut -d' ' -f1) s (CPU $(echo "$noop" | cut -d' ' -f2) s), version only $(echo "$version" | cut -d' ' -f1) s (CPU $(echo "$version" | cut -d' ' -f2) s);"
+			sum=$(echo "$sum + $(echo "$noop" | cut -d' ' -f2)" | bc)
+			n=$((n + 1))
+		done
+	done
+	echo "${line%;}"
+	kbuild_noop_cpu=$(echo "scale=2; $sum / ($n + ($n == 0))" | bc)
+}
+
+# "WALL CPU" seconds of one make in a build directory: $1 the source tree, $2 the build
+# directory, $3 the rest of the make command line.
+make_seconds() {
+	start=$(date +%s.%N)
+	# shellcheck disable=SC2086
+	cpu=$(sh -c 'make -C "$1" O="$2" -j"$(nproc)" $3 >/dev/null 2>&1; times' sh "$1" "$2" "$3" |
+	      tail -n 1 | awk '{ for (i = 1; i <= 2; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] } } END { printf "%.1f", s }')
+	echo "$(echo "scale=1; ($(date +%s.%N) - $start) / 1" | bc) $cpu"
+}
+
+# Where the cold run's time went (its log, its kernels' logs, $cold_objects), and what Kbuild
+# costs per kernel in the build directories as they are now.
+cold_profile() {
+	echo "cold profile:"
+	profile "$out/cold.log"
+	echo "profile work per wall second: $(overlap "$out/cold.log") (both arches at once; 1 is one thing at a time)"
+	echo "profile cores busy:   $(field "$out/cold.log" busy) of $(nproc) on average (CPU of the harness and its processes, $(field "$out/cold.log" CPU) s, per wall second)"
+	echo "$cold_objects"
+	kbuild_per_kernel
+	cold_cpu=$(field "$out/cold.log" CPU)
+	echo "profile CPU floor:    $(echo "scale=2; $cold_cpu / $(nproc) / $F" | bc) F (the cold run's CPU, $cold_cpu s, on $(nproc) cores always busy: less than this needs less work)"
+	echo "profile walks alone:  $(echo "scale=2; $(field "$out/cold.log" built) * $kbuild_noop_cpu / $(nproc) / $F" | bc) F (the cold run's kernels x the CPU of a walk with nothing changed, $kbuild_noop_cpu s, on $(nproc) cores)"
 }
 
 # What the m column costs in the cold run: its cells (requested m; every m a matrix symbol
@@ -182,6 +267,11 @@ measure_F "$trees"
 cold=$(field "$out/cold.log" wall)
 echo "cold:                 $(tail -n 1 "$out/cold.table")"
 echo "cold wall/F:          $(echo "scale=2; $cold / $F" | bc) ($(field "$out/cold.log" cells) cells, $(field "$out/cold.log" built) kernels, wall $cold s, compile $(field "$out/cold.log" compile) s, boot $(field "$out/cold.log" boot) s)"
+cold_objects=$(objects_compiled)
+if [ "${BENCH_PART:-}" = cold ]; then
+	cold_profile
+	exit 0
+fi
 
 # the m column: the whole matrix on the same cache
 # shellcheck disable=SC2086
@@ -267,10 +357,7 @@ echo "plan, cold configs:   $(tail -n 1 "$out/plan-1.table"), wall $plan_median 
 slow=$(field "$out/group-slow.log" wall)
 fast=$(field "$out/group-fast.log" wall)
 echo "one group's configs:  6.1 v3 x86_64, $(tail -n 1 "$out/group-fast.table" | cut -d: -f1): olddefconfig $slow s, in process $fast s, ratio $(echo "scale=3; $fast / $slow" | bc), same configs: $same_configs"
-echo "cold profile:"
-profile "$out/cold.log"
-echo "profile work per wall second: $(overlap "$out/cold.log") (both arches at once; 1 is one thing at a time)"
-echo "profile cores busy:   $(field "$out/cold.log" busy) of $(nproc) on average (CPU of the harness and its processes, $(field "$out/cold.log" CPU) s, per wall second)"
+cold_profile
 m_column "$out/whole.log"
 dependents
 echo "peak harness RSS KiB: $(field "$out/cold.log" RSS) cold, $(field "$out/whole.log" RSS) whole, $(field "$out/warm.log" RSS) warm"
