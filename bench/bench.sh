@@ -49,21 +49,24 @@ log_seconds='
 		last = s; return s
 	}'
 
+# A kernel build of this many seconds or more is heavy (profile, objects_compiled).
+heavy_seconds=30
+
 # Where a cold run's wall time goes, from its timestamped log: the config phase of each
 # (variant, arch) group (base config + every cell's olddefconfig), and the kernel builds split
 # into those that compile much of the tree (30 s or more: the first build of an arch, or a
 # symbol tested in widely included headers changed) and the incremental rest.
 profile() {
-	awk "$log_seconds"'
+	awk -v heavy_seconds="$heavy_seconds" "$log_seconds"'
 	/^\[[0-9][0-9]:/ { now = secs($1); if (cfg) { cfgs += now - cfg; cfg = 0 } }
 	/: base config and [0-9]+ cell configs/ || /: the configs of [0-9]+ variant and arch pairs/ { cfg = now }
 	/ build [0-9.]+s / && !/ build cached / {
 		match($0, / build [0-9.]+s /); b = substr($0, RSTART + 7, RLENGTH - 9) + 0
-		if (b >= 30) { heavy++; heavy_s += b } else if (b > 0) { light++; light_s += b }
+		if (b >= heavy_seconds) { heavy++; heavy_s += b } else if (b > 0) { light++; light_s += b }
 	}
 	END {
 		printf "profile configs s:    %d\n", cfgs
-		printf "profile heavy builds: %d kernels, %.1f s (30 s or more each)\n", heavy, heavy_s
+		printf "profile heavy builds: %d kernels, %.1f s (%d s or more each)\n", heavy, heavy_s, heavy_seconds
 		printf "profile light builds: %d kernels, %.1f s (%.1f s each)\n", light, light_s, light ? light_s / light : 0
 	}' "$1"
 }
@@ -74,13 +77,13 @@ profile() {
 # walk of the whole tree and the link (kbuild_per_kernel).
 objects_compiled() {
 	awk -F '\t' 'NR > 1 && $NF != "-" { print $1, $2, $3, $4, $NF }' "$out/cold/matrix.tsv" |
-	awk '
+	awk -v heavy_seconds="$heavy_seconds" '
 	NR == FNR { tag[$1 " " $2 " " $3 " " $4] = $5; next }
 	/ build [0-9.]+s / && !/ build cached / && match($0, /\] [^ ]+ +[^ ]+ +[^ ]+ [^ ]+ +build /) {
 		split(substr($0, RSTART + 2, RLENGTH - 8), w, " ")
 		match($0, / build [0-9.]+s /); b = substr($0, RSTART + 7, RLENGTH - 9) + 0
 		key = w[1] " " w[2] " " w[3] " " w[4]
-		if (b > 0 && key in tag) print (b >= 30 ? "heavy" : "light"), w[3], w[2], tag[key]
+		if (b > 0 && key in tag) print (b >= heavy_seconds ? "heavy" : "light"), w[3], w[2], tag[key]
 	}' - "$out/cold.log" |
 	while read -r kind variant arch tag; do
 		for log in "$cache"/run/kernels/*/"$variant/$arch/$tag/build.log"; do
@@ -108,15 +111,20 @@ kbuild_per_kernel() {
 			words=$(grep '^make .* KBUILD_BUILD_TIMESTAMP=' "$repro" | head -n 1 |
 				sed 's/^make -C [^ ]* O=[^ ]* //; s/ -j[0-9]*//; s/ KBUILD_BUILD_TIMESTAMP=[^ ]*//')
 			stamp=$(sed -n 's/.*kcmpm-\([^ "]*\).*/\1/p' "$dir/include/generated/utsversion.h" 2>/dev/null)
-			# without the tag it was built with, "nothing changed" would change the version
+			# without the tag it was built with, "nothing changed" would change the version;
+			# "version only" adds to that tag, so it changes even when this runs again
 			if [ -z "$stamp" ]; then
 				line="$line $arch: no kcmpm tag in $dir/include/generated/utsversion.h, not measured;"
 				continue
 			fi
-			noop=$(make_seconds "$src" "$dir" "KBUILD_BUILD_TIMESTAMP=kcmpm-$stamp $words")
-			version=$(make_seconds "$src" "$dir" "KBUILD_BUILD_TIMESTAMP=kcmpm-bench-version $words")
-			line="$line $arch: nothing changed $(echo "$noop" | cut -d' ' -f1) s (CPU $(echo "$noop" | cut -d' ' -f2) s), version only $(echo "$version" | cut -d' ' -f1) s (CPU $(echo "$version" | cut -d' ' -f2) s);"
-			sum=$(echo "$sum + $(echo "$noop" | cut -d' ' -f2)" | bc)
+			read -r noop_wall noop_cpu <<-EOF
+			$(make_seconds "$src" "$dir" "KBUILD_BUILD_TIMESTAMP=kcmpm-$stamp $words")
+			EOF
+			read -r version_wall version_cpu <<-EOF
+			$(make_seconds "$src" "$dir" "KBUILD_BUILD_TIMESTAMP=kcmpm-$stamp.bench $words")
+			EOF
+			line="$line $arch: nothing changed $noop_wall s (CPU $noop_cpu s), version only $version_wall s (CPU $version_cpu s);"
+			sum=$(echo "$sum + $noop_cpu" | bc)
 			n=$((n + 1))
 		done
 	done
