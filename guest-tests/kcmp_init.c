@@ -39,6 +39,7 @@
 #include <sys/ipc.h>
 #include <sys/mount.h>
 #include <sys/sem.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -80,11 +81,13 @@ static void report(enum test_id id, int ok, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Skips the tests first to last of the list, each by its name. */
-static void skip_tests(enum test_id first, enum test_id last, const char *why)
+/* Skips the tests first to last of the list, each by its name; observable=state (observable
+ * NULL: none) is the predicted state that makes them moot. */
+static void skip_tests(enum test_id first, enum test_id last, const char *observable,
+		       const char *state, const char *why)
 {
 	for (int i = first; i <= (int)last; i++)
-		guest_skip(test_names[i], why);
+		guest_skip(test_names[i], observable, state, why);
 }
 
 /* Checks that a call returned exactly want (0 means "same", anything else is an error). */
@@ -101,6 +104,16 @@ static void expect_differs(enum test_id name, struct guest_call c)
 	       c.ret, c.err, strerror(c.err));
 }
 
+/* Two different objects asked both ways: one answer is 1 ("less") exactly when the other is
+ * 2 ("greater"), as kcmp(2) promises for sorting. */
+static void expect_differs_both_ways(enum test_id name, struct guest_call ab, struct guest_call ba)
+{
+	int ok = (ab.ret == 1 && ba.ret == 2) || (ab.ret == 2 && ba.ret == 1);
+
+	report(name, ok, "returned %ld (errno %d) one way and %ld (errno %d) the other, expected "
+	       "1 and 2 or 2 and 1", ab.ret, ab.err, ba.ret, ba.err);
+}
+
 static void expect_errno(enum test_id name, struct guest_call c, int want)
 {
 	report(name, c.ret == -1 && c.err == want, "returned %ld (errno %d %s), expected errno %d %s",
@@ -109,19 +122,26 @@ static void expect_errno(enum test_id name, struct guest_call c, int want)
 
 /* A child that shares what its clone flags say with us and waits until the write end of its
  * pipe closes. Its pipe_wait and stack live in struct child: a CLONE_VM child shares our
- * memory, so neither may be on a stack frame we leave or shared with another child. */
+ * memory, so neither may be on a stack frame we leave or shared with another child. A child
+ * with undo_semid >= 0 first makes a SysV undo list of its own (a semop() with SEM_UNDO on that
+ * set); each says it is ready on its ready pipe before the parent compares anything with it. */
 struct child {
 	pid_t pid;
 	int rfd, wfd;
+	int ready[2];
 	int close_wfd;		/* it has its own fd table (no CLONE_FILES): close its copy */
+	int undo_semid;
 	char stack[64 * 1024] __attribute__((aligned(16)));
 };
 
 static int wait_for_eof(void *arg)
 {
 	struct child *ch = arg;
-	char b;
+	struct sembuf up = { .sem_num = 0, .sem_op = 1, .sem_flg = SEM_UNDO };
+	char b = ch->undo_semid >= 0 && semop(ch->undo_semid, &up, 1) ? 'e' : 'r';
 
+	if (write(ch->ready[1], &b, 1) != 1)
+		_exit(1);
 	if (ch->close_wfd)
 		close(ch->wfd);
 	while (read(ch->rfd, &b, 1) > 0)
@@ -129,18 +149,31 @@ static int wait_for_eof(void *arg)
 	_exit(0);
 }
 
-static int start_child(struct child *ch, int flags)
+/* Starts the child and waits until it is ready: 0, or -1 with errno set. */
+static int start_child(struct child *ch, int flags, int undo_semid)
 {
 	int p[2];
+	char b = 0;
 
 	if (pipe(p))
 		return -1;
+	if (pipe(ch->ready)) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
 	ch->rfd = p[0];
 	ch->wfd = p[1];
 	ch->close_wfd = !(flags & CLONE_FILES);
+	ch->undo_semid = undo_semid;
 	ch->pid = clone(wait_for_eof, ch->stack + sizeof(ch->stack), flags | SIGCHLD, ch);
-	if (ch->pid < 0)
+	if (ch->pid < 0 || read(ch->ready[0], &b, 1) != 1 || b != 'r') {
+		if (ch->pid >= 0 && b == 'e')
+			errno = EIO;	/* its semop() with SEM_UNDO failed */
 		return -1;
+	}
+	close(ch->ready[0]);	/* it has written: with CLONE_FILES its copy goes too */
+	close(ch->ready[1]);
 	if (!(flags & CLONE_FILES))
 		close(p[0]);
 	return 0;
@@ -168,9 +201,199 @@ static void test_file(void)
 	close(c);
 }
 
+/* The peer of the cross-process descriptor checks: a fork()ed child that holds, at numbers the
+ * guest itself never uses, a dup of our /init fd, its own open of /init, a third open it sends
+ * us over a socketpair (SCM_RIGHTS), and an epoll instance watching its dup of our pipe's read
+ * end. So every comparison asks the second task's fd table for a number only it has: a kernel
+ * that looked idx2 up in the first task would find nothing there, or another file. */
+enum {
+	PEER_DUP_FD = 100,	/* our /init fd, dup2()ed in the peer only */
+	PEER_OWN_FD,		/* the peer's own open() of /init */
+	PEER_SENT_FD,		/* the peer's open() it sent us */
+	PEER_EPOLL_FD,		/* the peer's epoll instance ... */
+	PEER_TARGET_FD,		/* ... watching this dup of our pipe's read end */
+	OURS_ONLY_FD,		/* our /init again, opened after the fork: the peer has no such fd */
+	OURS_ONLY_EPOLL_FD,	/* our epoll instance, opened after the fork */
+};
+
+struct peer {
+	pid_t pid;
+	int sock;		/* our end of the socketpair: closing it ends the peer */
+	int file;		/* our /init fd */
+	int received;		/* the fd the peer sent us, at the number we got it under */
+	int pipe[2];		/* the pipe whose read end the peer's epoll watches */
+};
+
+static int send_fd(int sock, int fd)
+{
+	char byte = 'f', control[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+			      .msg_controllen = sizeof(control) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+static int receive_fd(int sock)
+{
+	char byte, control[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+			      .msg_controllen = sizeof(control) };
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+/* Opens path at exactly fd number want; -1 on failure. */
+static int open_at(const char *path, int want)
+{
+	int fd = open(path, O_RDONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = dup2(fd, want) == want;
+	close(fd);
+	return ok ? want : -1;
+}
+
+/* The peer's side: set its fds up, send one to us (which also says it is ready), wait until we
+ * close our end. */
+static void peer_main(const struct peer *p, int sock, int have_epoll)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	char b;
+	int efd;
+
+	if (dup2(p->file, PEER_DUP_FD) != PEER_DUP_FD || open_at("/init", PEER_OWN_FD) < 0 ||
+	    open_at("/init", PEER_SENT_FD) < 0 || dup2(p->pipe[0], PEER_TARGET_FD) != PEER_TARGET_FD)
+		_exit(1);
+	if (have_epoll) {
+		efd = epoll_create1(0);
+		if (efd < 0 || dup2(efd, PEER_EPOLL_FD) != PEER_EPOLL_FD ||
+		    epoll_ctl(PEER_EPOLL_FD, EPOLL_CTL_ADD, PEER_TARGET_FD, &ev))
+			_exit(1);
+		close(efd);
+	}
+	if (send_fd(sock, PEER_SENT_FD))
+		_exit(1);
+	while (read(sock, &b, 1) > 0)
+		;
+	_exit(0);
+}
+
+/* Starts the peer, takes the fd it sends, and opens ours-only fds. Returns 0, or -1 with why. */
+static int start_peer(struct peer *p, int have_epoll, char *why, size_t len)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int sv[2], efd;
+
+	p->file = open("/init", O_RDONLY);
+	if (p->file < 0 || pipe(p->pipe) || socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+		snprintf(why, len, "open/pipe/socketpair: %s", strerror(errno));
+		return -1;
+	}
+	p->pid = fork();
+	if (p->pid == 0) {
+		close(sv[0]);
+		peer_main(p, sv[1], have_epoll);
+	}
+	close(sv[1]);
+	p->sock = sv[0];
+	p->received = p->pid > 0 ? receive_fd(p->sock) : -1;
+	if (p->received < 0) {
+		snprintf(why, len, "the peer did not set up or send its fd: %s", strerror(errno));
+		return -1;
+	}
+	if (open_at("/init", OURS_ONLY_FD) < 0) {
+		snprintf(why, len, "open /init at fd %d: %s", OURS_ONLY_FD, strerror(errno));
+		return -1;
+	}
+	if (have_epoll) {
+		efd = epoll_create1(0);
+		if (efd < 0 || dup2(efd, OURS_ONLY_EPOLL_FD) != OURS_ONLY_EPOLL_FD ||
+		    epoll_ctl(OURS_ONLY_EPOLL_FD, EPOLL_CTL_ADD, p->pipe[0], &ev)) {
+			snprintf(why, len, "our own epoll instance: %s", strerror(errno));
+			return -1;
+		}
+		close(efd);
+	}
+	return 0;
+}
+
+static void stop_peer(struct peer *p)
+{
+	close(p->sock);
+	if (p->pid > 0)
+		waitpid(p->pid, NULL, 0);
+}
+
+static int start_peer_reported(struct peer *p, int have_epoll)
+{
+	char why[160] = "";
+	int ok = start_peer(p, have_epoll, why, sizeof(why)) == 0;
+
+	report(T_kcmp_peer_started, ok, "%s", why);
+	return ok;
+}
+
+/* KCMP_FILE across two processes, with fd numbers that exist in one of them only. */
+static void test_file_across(const struct peer *p)
+{
+	pid_t me = getpid(), peer = p->pid;
+
+	expect_ret(T_kcmp_file_across_dup2, sys_kcmp(me, peer, KCMP_FILE, p->file, PEER_DUP_FD), 0);
+	expect_ret(T_kcmp_file_across_dup2_reversed,
+		   sys_kcmp(peer, me, KCMP_FILE, PEER_DUP_FD, p->file), 0);
+	expect_differs_both_ways(T_kcmp_file_across_other_open,
+				 sys_kcmp(me, peer, KCMP_FILE, p->file, PEER_OWN_FD),
+				 sys_kcmp(peer, me, KCMP_FILE, PEER_OWN_FD, p->file));
+	expect_ret(T_kcmp_file_across_scm_rights,
+		   sys_kcmp(me, peer, KCMP_FILE, p->received, PEER_SENT_FD), 0);
+	expect_errno(T_kcmp_file_across_ebadf_idx2,
+		     sys_kcmp(me, peer, KCMP_FILE, p->file, OURS_ONLY_FD), EBADF);
+}
+
+/* KCMP_EPOLL_TFD with the file in our task and the epoll instance in the peer's: our pipe's
+ * read end is what the peer's instance watches, the write end is not, and an epoll fd only we
+ * hold is EBADF in the peer. Without epoll, EOPNOTSUPP each time. */
+static void test_epoll_tfd_across(const struct peer *p, int have_epoll)
+{
+	struct kcmp_epoll_slot slot = { .efd = PEER_EPOLL_FD, .tfd = PEER_TARGET_FD };
+	struct kcmp_epoll_slot ours = { .efd = OURS_ONLY_EPOLL_FD, .tfd = p->pipe[0] };
+	pid_t me = getpid(), peer = p->pid;
+	struct guest_call same, other, ebadf;
+
+	same = sys_kcmp(me, peer, KCMP_EPOLL_TFD, p->pipe[0], (unsigned long)&slot);
+	other = sys_kcmp(me, peer, KCMP_EPOLL_TFD, p->pipe[1], (unsigned long)&slot);
+	ebadf = sys_kcmp(me, peer, KCMP_EPOLL_TFD, p->pipe[0], (unsigned long)&ours);
+	if (!have_epoll) {
+		expect_errno(T_kcmp_epoll_tfd_across, same, EOPNOTSUPP);
+		expect_errno(T_kcmp_epoll_tfd_across_other_file, other, EOPNOTSUPP);
+		expect_errno(T_kcmp_epoll_tfd_across_ebadf_efd, ebadf, EOPNOTSUPP);
+		return;
+	}
+	expect_ret(T_kcmp_epoll_tfd_across, same, 0);
+	expect_differs(T_kcmp_epoll_tfd_across_other_file, other);
+	expect_errno(T_kcmp_epoll_tfd_across_ebadf_efd, ebadf, EBADF);
+}
+
 /* The children of the resource checks: one shares nothing, each other one resource (or, for
- * sighand, the VM it needs too). */
-enum { FORKED, FILES, FS, VM, SIGHAND, IO, SYSVSEM, NCHILD };
+ * sighand, the VM it needs too). OWN_UNDO shares nothing and makes a SysV undo list of its
+ * own, a third one beside ours and the forked child's none, for the order check. */
+enum { FORKED, FILES, FS, VM, SIGHAND, IO, SYSVSEM, OWN_UNDO, NCHILD };
 
 static const int child_flags[NCHILD] = {
 	[FORKED] = 0,
@@ -180,7 +403,10 @@ static const int child_flags[NCHILD] = {
 	[SIGHAND] = CLONE_VM | CLONE_SIGHAND,
 	[IO] = CLONE_IO,
 	[SYSVSEM] = CLONE_SYSVSEM,
+	[OWN_UNDO] = 0,
 };
+
+static int undo_semid = -1;	/* our SysV set with an undo list, when SYSVIPC is on */
 
 static struct child children[NCHILD];
 
@@ -206,6 +432,7 @@ static int make_io_and_undo(const struct expect *ex, char *why, size_t len)
 		snprintf(why, len, "SysV semaphore with SEM_UNDO: %s", strerror(errno));
 		return -1;
 	}
+	undo_semid = semid;
 	return 0;
 }
 
@@ -215,7 +442,7 @@ static int start_children(const struct expect *ex)
 	int ok = make_io_and_undo(ex, why, sizeof(why)) == 0;
 
 	for (int i = 0; i < NCHILD && ok; i++)
-		if (start_child(&children[i], child_flags[i])) {
+		if (start_child(&children[i], child_flags[i], i == OWN_UNDO ? undo_semid : -1)) {
 			snprintf(why, sizeof(why), "clone(%#x): %s", child_flags[i], strerror(errno));
 			ok = 0;
 			while (i-- > 0)
@@ -288,6 +515,92 @@ static void test_resources(const struct expect *ex)
 		else
 			expect_differs(rc->id, c);
 	}
+}
+
+/* The order checks: for each type, three objects that differ pairwise, as (task, index)
+ * pairs. kcmp() must answer each pair 1 one way and 2 the other, and the "less than" answers
+ * must make one order of the three (a cycle, a < b < c < a, cannot be sorted). */
+struct object {
+	int child;		/* SELF or a child */
+	int idx;		/* the fd (KCMP_FILE), else 0 */
+};
+
+static const struct order_check {
+	enum test_id id;
+	int type;
+	struct object obj[3];
+} order_checks[] = {
+	{ T_kcmp_order_file, KCMP_FILE, { { SELF, 0 }, { SELF, 1 }, { SELF, 2 } } },
+	{ T_kcmp_order_vm, KCMP_VM, { { SELF, 0 }, { FORKED, 0 }, { FILES, 0 } } },
+	{ T_kcmp_order_files, KCMP_FILES, { { SELF, 0 }, { FORKED, 0 }, { FS, 0 } } },
+	{ T_kcmp_order_fs, KCMP_FS, { { SELF, 0 }, { FORKED, 0 }, { FILES, 0 } } },
+	{ T_kcmp_order_sighand, KCMP_SIGHAND, { { SELF, 0 }, { FORKED, 0 }, { VM, 0 } } },
+	{ T_kcmp_order_io, KCMP_IO, { { SELF, 0 }, { FORKED, 0 }, { FILES, 0 } } },
+	{ T_kcmp_order_sysvsem, KCMP_SYSVSEM, { { SELF, 0 }, { FORKED, 0 }, { OWN_UNDO, 0 } } },
+};
+
+/* Checks one order_check; files[] are the three fds a KCMP_FILE check's idx names. */
+static void check_order(const struct order_check *oc, const int files[3])
+{
+	long r[3][3] = { { 0 } };
+	int less[3] = { 0 }, seen[3] = { 0 };
+	pid_t me = getpid();
+
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++) {
+			const struct object *a = &oc->obj[i], *b = &oc->obj[j];
+			pid_t pa = a->child == SELF ? me : children[a->child].pid;
+			pid_t pb = b->child == SELF ? me : children[b->child].pid;
+			unsigned long ia = oc->type == KCMP_FILE ? (unsigned long)files[a->idx] : 0;
+			unsigned long ib = oc->type == KCMP_FILE ? (unsigned long)files[b->idx] : 0;
+			struct guest_call c;
+
+			if (i == j)
+				continue;
+			c = sys_kcmp(pa, pb, oc->type, ia, ib);
+			if (c.ret != 1 && c.ret != 2) {
+				report(oc->id, 0, "objects %d and %d: returned %ld (errno %d %s), "
+				       "expected 1 or 2", i, j, c.ret, c.err, strerror(c.err));
+				return;
+			}
+			r[i][j] = c.ret;
+		}
+	for (int i = 0; i < 3; i++)
+		for (int j = i + 1; j < 3; j++) {
+			if ((r[i][j] == 1) != (r[j][i] == 2)) {
+				report(oc->id, 0, "objects %d and %d: %ld one way, %ld the other, "
+				       "expected 1 and 2", i, j, r[i][j], r[j][i]);
+				return;
+			}
+			less[r[i][j] == 1 ? i : j]++;
+		}
+	/* one order: the three are less than 2, 1 and 0 others */
+	for (int i = 0; i < 3; i++)
+		seen[less[i]]++;
+	report(oc->id, seen[0] == 1 && seen[1] == 1 && seen[2] == 1,
+	       "no order: each object is less than %d, %d and %d others (a cycle)", less[0],
+	       less[1], less[2]);
+}
+
+/* Without SYSVIPC, KCMP_SYSVSEM answers EOPNOTSUPP for the pairs it would order. */
+static void test_order(const struct expect *ex)
+{
+	int files[3] = { open("/init", O_RDONLY), open("/init", O_RDONLY), open("/init", O_RDONLY) };
+	pid_t me = getpid();
+
+	for (size_t i = 0; i < sizeof(order_checks) / sizeof(order_checks[0]); i++) {
+		const struct order_check *oc = &order_checks[i];
+
+		if (oc->type == KCMP_SYSVSEM && ex->sysvipc < 0)
+			report(oc->id, 0, "KCMPM_CONFIG_SYSVIPC missing or malformed");
+		else if (oc->type == KCMP_SYSVSEM && !ex->sysvipc)
+			expect_errno(oc->id, sys_kcmp(me, children[OWN_UNDO].pid, KCMP_SYSVSEM, 0, 0),
+				     EOPNOTSUPP);
+		else
+			check_order(oc, files);
+	}
+	for (int i = 0; i < 3; i++)
+		close(files[i]);
 }
 
 /* KCMP_EPOLL_TFD: is idx1 the file registered in the epoll set slot names (tfd at toff)?
@@ -381,6 +694,7 @@ int main(void)
 	};
 	char kcmp_word[32], epoll_word[32], tfd_word[32];
 	struct epoll_tfd_calls tfd;
+	struct peer peer = { .pid = -1, .sock = -1 };
 	struct guest_call probe;
 	int have_kcmp, have_epoll, efd;
 
@@ -400,22 +714,38 @@ int main(void)
 
 	tfd = epoll_tfd_calls(have_epoll);
 	if (have_kcmp) {
+		/* the peer after the children and stopped before them: it holds copies of their
+		 * pipes' write ends, whose closing ends them */
 		int started = start_children(&ex);
+		int peered = start_peer_reported(&peer, have_epoll);
 
 		test_file();
+		if (peered)
+			test_file_across(&peer);
+		else
+			skip_tests(T_kcmp_file_across_dup2, T_kcmp_file_across_ebadf_idx2, NULL, NULL,
+				   "no peer");
 		if (started) {
 			test_resources(&ex);
-			stop_children();
+			test_order(&ex);
 		} else {
 			/* nothing to compare: the failed start already fails the cell */
-			skip_tests(T_kcmp_vm_self, T_kcmp_sysvsem_clone_io_child, "no children");
+			skip_tests(T_kcmp_vm_self, T_kcmp_order_sysvsem, NULL, NULL, "no children");
 		}
 		test_epoll_tfd(&tfd, have_epoll);
+		if (peered)
+			test_epoll_tfd_across(&peer, have_epoll);
+		else
+			skip_tests(T_kcmp_epoll_tfd_across, T_kcmp_epoll_tfd_across_ebadf_efd, NULL,
+				   NULL, "no peer");
+		stop_peer(&peer);
+		if (started)
+			stop_children();
 		test_errors();
 		test_eperm(T_kcmp_eperm_pid1_unprivileged, 1);
 		test_eperm(T_kcmp_eperm_pid2_unprivileged, 0);
 	} else {
-		skip_tests(T_kcmp_children_started, NTESTS - 1, "kcmp() absent");
+		skip_tests(T_kcmp_children_started, NTESTS - 1, "kcmp", "enosys", "kcmp() absent");
 	}
 
 	guest_describe(kcmp_word, sizeof(kcmp_word), probe, "works", 0, NULL);

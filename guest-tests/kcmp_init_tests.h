@@ -4,14 +4,22 @@
  *
  * The resource checks compare us with children that share one resource each (a fork()ed child
  * shares none), so each type is told apart from every other: a kernel that answered one type
- * by comparing another type's pointer fails a named check.
+ * by comparing another type's pointer fails a named check. The _across checks compare
+ * descriptors of two processes at fd numbers only one of them holds; the _order checks ask
+ * three different objects of a type both ways and require one order of them.
  */
 KCMPM_TEST(kernel_identity)
 KCMPM_TEST(kcmp_present)
 KCMPM_TEST(epoll_present)
 KCMPM_TEST(kcmp_children_started)
+KCMPM_TEST(kcmp_peer_started)
 KCMPM_TEST(kcmp_file_dup)
 KCMPM_TEST(kcmp_file_other_open)
+KCMPM_TEST(kcmp_file_across_dup2)
+KCMPM_TEST(kcmp_file_across_dup2_reversed)
+KCMPM_TEST(kcmp_file_across_other_open)
+KCMPM_TEST(kcmp_file_across_scm_rights)
+KCMPM_TEST(kcmp_file_across_ebadf_idx2)
 KCMPM_TEST(kcmp_vm_self)
 KCMPM_TEST(kcmp_vm_forked_child)
 KCMPM_TEST(kcmp_vm_clone_vm_child)
@@ -39,9 +47,19 @@ KCMPM_TEST(kcmp_sysvsem_self)
 KCMPM_TEST(kcmp_sysvsem_forked_child)
 KCMPM_TEST(kcmp_sysvsem_clone_sysvsem_child)
 KCMPM_TEST(kcmp_sysvsem_clone_io_child)
+KCMPM_TEST(kcmp_order_file)
+KCMPM_TEST(kcmp_order_vm)
+KCMPM_TEST(kcmp_order_files)
+KCMPM_TEST(kcmp_order_fs)
+KCMPM_TEST(kcmp_order_sighand)
+KCMPM_TEST(kcmp_order_io)
+KCMPM_TEST(kcmp_order_sysvsem)
 KCMPM_TEST(kcmp_epoll_tfd)
 KCMPM_TEST(kcmp_epoll_tfd_other_file)
 KCMPM_TEST(kcmp_epoll_tfd_wrong_offset)
+KCMPM_TEST(kcmp_epoll_tfd_across)
+KCMPM_TEST(kcmp_epoll_tfd_across_other_file)
+KCMPM_TEST(kcmp_epoll_tfd_across_ebadf_efd)
 KCMPM_TEST(kcmp_einval_unknown_type)
 KCMPM_TEST(kcmp_esrch_missing_pid)
 KCMPM_TEST(kcmp_ebadf_bad_fd)
