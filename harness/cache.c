@@ -171,3 +171,15 @@ void cache_put_text(const struct cache_use *u, const char *kind, const char *key
 		cache_finish(u->dir, kind, key);
 	free(path);
 }
+
+void cache_begin(const struct cache_use *u, const char *kind, const char *key)
+{
+	char *dir;
+
+	if (!u->store)
+		return;
+	dir = entry_dir(u->dir, kind, key);
+	remove_tree(dir);
+	mkdir_p(dir);	/* for the paths cache_file() gave out before */
+	free(dir);
+}

@@ -13,7 +13,9 @@
  *   resolved    base config, requested values                      config
  *   kernels     tree, variant stamp, toolchain, final config       image, build.log, modules
  *                                                                 (or failed)
- *   boots       kernel tag, initramfs, QEMU line, command line    serial.log, outcome
+ *   boots       kernel tag, guest, QEMU line, timeout, retries    outcome (a line per boot),
+ *                                                                 serial.attempt-<k>.log per
+ *                                                                 retried boot, serial.log
  *
  * Only immutable trees (Debian's tarball and the variants made from it) are cached; a KSRC
  * tree can change under us, so Kbuild judges it every run.
@@ -51,6 +53,9 @@ int cache_reusable(const struct cache_use *u, const char *kind, const char *key)
 /* An entry's file as text when the entry may be reused; NULL otherwise. */
 char *cache_get_text(const struct cache_use *u, const char *kind, const char *key,
 		     const char *file);
+/* Starts writing an entry anew, when entries may be stored: what an earlier write left there
+ * goes (the directory stays), so the entry will hold only what this write puts in it. */
+void cache_begin(const struct cache_use *u, const char *kind, const char *key);
 /* Writes one file of an entry and marks the entry complete, when entries may be stored. */
 void cache_put_text(const struct cache_use *u, const char *kind, const char *key,
 		    const char *file, const char *text);

@@ -1,16 +1,30 @@
-/* judge: a cell's verdict from its four layers. Pure: no I/O.
+/* judge: a cell's verdict, decided here and nowhere else. Pure: no I/O.
  *
- *   requested  the combination            predicted  the rules applied to the request
- *   resolved   the final .config          observed   what the guest saw
+ * The judge takes all the evidence of a cell: the config layer (requested, predicted by the
+ * rules, resolved by Kconfig), the build's outcome, and every boot of its kernel with what its
+ * console said (observed by the guest). It returns the final status, the variant's known
+ * failures applied, and whether the cell passed only on a retry (flaky).
  *
  * PASS needs: the right kernel booted, predicted == resolved for every symbol, observed ==
  * what the resolved config implies (for each of the rules' observables; a symbol resolved to m
  * needs a module the build made, c->modules), the guest's listed tests reported by count and
- * name (its own plan line is not enough), and every one ok; a FAIL names each failed test.
- * Otherwise FAIL, with every diverging layer named in the reason. A build, boot or timeout
- * problem comes first and ends the judging, since later layers do not exist then; only the
- * config layer, which exists for every resolved cell, is still checked (and a disagreement
- * there is FAIL, naming the early status too).
+ * name (its own plan line is not enough), every one ok, a SKIP only where the prediction
+ * implies it, and a kernel that neither crashed nor warned. A FAIL names each failed test.
+ * Otherwise FAIL, with every diverging layer named in the reason. A config, build, boot or
+ * timeout problem comes first and ends the judging, since later layers do not exist then;
+ * only the config layer, which exists for every resolved cell, is still checked (and a
+ * disagreement there is FAIL, naming the early status too).
+ *
+ * Boots: a crash (arches.conf's crash lines) on any boot is BOOT_FAIL and a kernel warning
+ * (its warning lines) is KERNEL_WARN, whatever a later boot said: nothing a kernel did wrong
+ * is retried away. Only a boot that timed out with neither (the machine's noise: a loaded
+ * host under TCG) may be retried (judge_boot_retryable); a cell whose last boot passed after
+ * such boots is PASS, flaky.
+ *
+ * Known failures (kernel-patch/<variant>/xfail) cover only what they declare: a build error
+ * holding their text, their one guest test failing alone, or a kernel warning line holding
+ * their text alone. A covered cell that failed so is XFAIL, one that passed XPASS; any other
+ * failure stays what it is. Never over a disagreement of rules and Kconfig.
  */
 #ifndef KCMPM_JUDGE_H
 #define KCMPM_JUDGE_H
@@ -19,27 +33,33 @@
 #include "ktap.h"
 #include "plan.h"
 
+/* One boot of a cell's kernel: how QEMU ended and what its console said. */
+struct boot_attempt {
+	struct boot_outcome outcome;
+	struct ktap_log log;
+};
+
 struct judge_input {
 	const struct matrix *m;
+	const char *config_error;	/* non-NULL: Kconfig could not resolve the config */
 	const char *build_error;	/* non-NULL: the kernel did not build */
 	int build_timed_out;		/* with build_error: because its time limit ran out */
-	const struct boot_outcome *boot;
-	const struct ktap_log *log;
+	int nattempt;			/* the boots of the kernel, first to last */
+	const struct boot_attempt *attempt;
+	double boot_timeout;		/* seconds each boot had */
 	const char *kernel_id;		/* the tag the kernel was built with */
 	const char *const *tests;	/* the guest's test list (guest_tests): the results must
 					 * be exactly these, in order; NULL accepts any plan */
 };
 
-/* Fills c->status, c->reason and the observed fields (replacing, and freeing, what an earlier
- * judgement of the cell left there). c->predicted and c->resolved must be
- * set. */
+/* Fills c->status, c->reason, c->flaky and the observed fields (replacing, and freeing, what
+ * an earlier judgement of the cell left there), and applies the variant's known failures.
+ * c->predicted must be set, and c->resolved unless config_error is. */
 void judge_cell(const struct judge_input *in, struct cell *c);
 
-/* Applies the variant's known failures (kernel-patch/<variant>/xfail) to a judged cell: a
- * declared cell that failed becomes XFAIL, one that passed XPASS. Matched on the resolved
- * values, or the requested ones when the config never resolved; never over a disagreement of
- * rules and Kconfig. */
-void judge_known_failures(const struct matrix *m, struct cell *c);
+/* May the boot stage boot again after this attempt? Only when it timed out and its console
+ * shows neither a crash nor a warning: the machine's noise, not the kernel's fault. */
+int judge_boot_retryable(const struct boot_attempt *a);
 
 /* A config-only run's verdict (nothing built or booted): CONFIG_OK when the rules' prediction
  * and the resolved config agree, else FAIL naming each symbol. */

@@ -8,11 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const crash_marks[] = {
-	"Kernel panic", "Oops", "BUG:", "Unable to handle kernel", "general protection fault",
-	"Internal error:", "kernel BUG at", "Attempted to kill init",
-};
-
 static int starts(const char *s, const char *prefix)
 {
 	return !strncmp(s, prefix, strlen(prefix));
@@ -85,8 +80,10 @@ static int parse_result(struct ktap_log *log, const char *s)
 	t.name = hash ? strndup(p, (size_t)(hash - p)) : xstrdup(p);
 	if (!t.name)
 		die("out of memory");
-	if (hash && !strncasecmp(hash + 3, "SKIP", 4))
+	if (hash && !strncasecmp(hash + 3, "SKIP", 4)) {
 		t.skip = 1;
+		t.skip_why = xstrdup(hash[7] == ' ' ? hash + 8 : hash + 7);
+	}
 	if (t.number != log->ntest + 1)
 		log->out_of_order = 1;
 	log->test = xrealloc(log->test, sizeof(t) * (size_t)(log->ntest + 1));
@@ -100,16 +97,43 @@ static void keep_first(char **slot, const char *s)
 		*slot = xstrdup(s);
 }
 
-static void parse_line(struct ktap_log *log, const char *s)
+static int has_mark(const char *line, char *const *marks)
+{
+	for (int i = 0; marks && marks[i]; i++)
+		if (strstr(line, marks[i]))
+			return 1;
+	return 0;
+}
+
+/* Crash and warning lines. A warning counts from the kernel's banner to the guest's power-off
+ * (what QEMU's firmware printed before, or the kernel during power-off, is not the run's). */
+static void parse_kernel_line(struct ktap_log *log, const struct console_marks *marks,
+			      const char *body)
+{
+	if (!marks)
+		return;
+	if (has_mark(body, marks->crash))
+		keep_first(&log->crash, body);
+	if (log->banner && !log->powered_off && has_mark(body, marks->warning))
+		keep_first(&log->warning, body);
+}
+
+/* The guest's own lines: what KTAP and the kcmp-matrix diagnostics look like. */
+static int guest_line(const char *s)
+{
+	return starts(s, "# ") || starts(s, "ok ") || starts(s, "not ok ") || starts(s, "KTAP ") ||
+	       starts(s, "1..");
+}
+
+static void parse_line(struct ktap_log *log, const struct console_marks *marks, const char *s)
 {
 	const char *body = after_timestamp(s);
 	struct ktap_test *last = log->ntest ? &log->test[log->ntest - 1] : NULL;
 
-	for (size_t i = 0; i < sizeof(crash_marks) / sizeof(crash_marks[0]); i++)
-		if (strstr(body, crash_marks[i]))
-			keep_first(&log->crash, body);
 	if (starts(body, "Linux version "))
 		keep_first(&log->banner, body);
+	if (!guest_line(s))
+		parse_kernel_line(log, marks, body);
 	if (starts(s, "KTAP version ")) {
 		log->versions++;
 	} else if (starts(s, "1..")) {
@@ -132,7 +156,8 @@ static void parse_line(struct ktap_log *log, const char *s)
 	}
 }
 
-void ktap_parse(const char *text, size_t len, struct ktap_log *log)
+void ktap_parse(const char *text, size_t len, const struct console_marks *marks,
+		struct ktap_log *log)
 {
 	size_t i = 0;
 
@@ -150,7 +175,7 @@ void ktap_parse(const char *text, size_t len, struct ktap_log *log)
 		memcpy(line, text + i, n);
 		line[n] = 0;
 		/* A NUL byte from a garbled console ends the line early; that is fine. */
-		parse_line(log, line);
+		parse_line(log, marks, line);
 		free(line);
 		i = j + 1;
 	}
@@ -161,6 +186,7 @@ void ktap_free(struct ktap_log *log)
 	for (int i = 0; i < log->ntest; i++) {
 		free(log->test[i].name);
 		free(log->test[i].diag);
+		free(log->test[i].skip_why);
 	}
 	free(log->test);
 	free(log->kernel);
@@ -170,6 +196,7 @@ void ktap_free(struct ktap_log *log)
 		free(log->observed_state[i]);
 	}
 	free(log->crash);
+	free(log->warning);
 	*log = (struct ktap_log){ .plan = -1 };
 }
 

@@ -11,8 +11,14 @@
  *   "# kcmp-matrix observed: k=v ..."      what the guest saw: a state per observable name
  *   "# kcmp-matrix: powering off"          the guest finished
  *   "Linux version ..."                    the kernel's banner
- *   a panic, oops or BUG line              the first one is kept
- * The parser is strict about plans: ktap_problem() names any way the results do not add up.
+ *   a crash line                           the first one is kept (a line holding one of
+ *                                          marks->crash: a panic, an oops, ...)
+ *   a warning line                         the first one from the banner to the power-off
+ *                                          line is kept (one of marks->warning: WARNING:,
+ *                                          BUG:, UBSAN:, ...; the guest's own lines never
+ *                                          count)
+ * Which lines are crashes and warnings is data (matrix/arches.conf), not code. The parser is
+ * strict about plans: ktap_problem() names any way the results do not add up.
  */
 #ifndef KCMPM_KTAP_H
 #define KCMPM_KTAP_H
@@ -21,12 +27,19 @@
 
 enum { KTAP_MAX_OBSERVED = 16 };
 
+/* Substrings that make a kernel line a crash or a warning; NULL-terminated lists (NULL: none). */
+struct console_marks {
+	char **crash;
+	char **warning;
+};
+
 struct ktap_test {
 	int number;
 	int ok;
 	int skip;
 	char *name;
 	char *diag;	/* first diagnostic line after a failure, or NULL */
+	char *skip_why;	/* with skip: the directive's text after "SKIP " */
 };
 
 struct ktap_log {
@@ -40,12 +53,15 @@ struct ktap_log {
 	int nobserved;		/* the "observed" line's name=state words, in its order */
 	char *observed_name[KTAP_MAX_OBSERVED];
 	char *observed_state[KTAP_MAX_OBSERVED];
-	char *crash;		/* first panic/oops/BUG line */
+	char *crash;		/* first crash line */
+	char *warning;		/* first warning line of the kernel's run */
 	int powered_off;
 };
 
-/* Parses len bytes of console text (need not be NUL-terminated). */
-void ktap_parse(const char *text, size_t len, struct ktap_log *log);
+/* Parses len bytes of console text (need not be NUL-terminated); marks (NULL: none) say which
+ * kernel lines are crashes and warnings. */
+void ktap_parse(const char *text, size_t len, const struct console_marks *marks,
+		struct ktap_log *log);
 void ktap_free(struct ktap_log *log);
 
 /* Why the log is not a complete, well-formed KTAP run (writes into buf), or NULL if it is. */

@@ -222,6 +222,24 @@ static const char *isolation_breach(char **qemu)
 	return NULL;
 }
 
+/* Appends the rest of a "crash TEXT" or "warning TEXT" line to the arch's console marks. */
+static void add_console_mark(struct arch *a, const struct conf_line *l)
+{
+	char ***list = l->word[0][0] == 'c' ? &a->marks.crash : &a->marks.warning;
+	int n = 0;
+
+	while (*list && (*list)[n])
+		n++;
+	*list = xrealloc(*list, sizeof(**list) * (size_t)(n + 2));
+	(*list)[n] = xstrdup(conf_rest(l, 1));
+	(*list)[n + 1] = NULL;
+}
+
+static int is_console_mark(const struct conf_line *l)
+{
+	return l->nword >= 2 && (!strcmp(l->word[0], "crash") || !strcmp(l->word[0], "warning"));
+}
+
 /* Sets one attribute of an arch from an indented line. */
 static int arch_attribute(struct arch *a, const struct conf_line *l, const char *where, char *err,
 			  size_t errlen)
@@ -229,6 +247,10 @@ static int arch_attribute(struct arch *a, const struct conf_line *l, const char 
 	const char *kw = l->word[0];
 	char **one = NULL;
 
+	if (is_console_mark(l)) {
+		add_console_mark(a, l);
+		return 0;
+	}
 	if (!strcmp(kw, "qemu") || !strcmp(kw, "append") || !strcmp(kw, "packages")) {
 		char ***slot = kw[0] == 'q' ? &a->qemu : kw[0] == 'a' ? &a->append : &a->packages;
 
@@ -309,12 +331,18 @@ static int load_arches(const char *path, struct matrix *m, char **wanted, char *
 		char where[512];
 
 		snprintf(where, sizeof(where), "%s:%d", path, l->lineno);
+		if (!l->indented && is_console_mark(l)) {	/* every arch's */
+			for (int a = 0; a < n; a++)
+				add_console_mark(&m->arch[a], l);
+			continue;
+		}
 		if (!l->indented) {
 			int a = l->nword == 2 && !strcmp(l->word[0], "arch")
 				? matrix_arch_index(m, l->word[1]) : -2;
 
 			if (a == -2) {
-				snprintf(err, errlen, "%s: expected 'arch NAME'", where);
+				snprintf(err, errlen, "%s: expected 'arch NAME', 'crash TEXT' or "
+					 "'warning TEXT'", where);
 				goto fail;
 			}
 			cur = a >= 0 ? &m->arch[a] : NULL;	/* an arch the matrix does not use */
@@ -359,8 +387,27 @@ static int load_host(const char *path, struct matrix *m, char *err, size_t errle
 	return 0;
 }
 
-/* kernel-patch/<variant>/xfail: "format 1", then "xfail PATTERN REASON..." lines. A missing
- * file declares nothing. */
+/* The kind word of an xfail line: "build:TEXT", "test:NAME" or "warning:TEXT". */
+static int parse_xfail_kind(const char *word, struct xfail *x)
+{
+	static const struct { const char *prefix; enum xfail_kind kind; } kinds[] = {
+		{ "build:", XFAIL_BUILD }, { "test:", XFAIL_TEST }, { "warning:", XFAIL_WARNING },
+	};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		size_t n = strlen(kinds[i].prefix);
+
+		if (!strncmp(word, kinds[i].prefix, n) && word[n]) {
+			x->kind = kinds[i].kind;
+			x->match = xstrdup(word + n);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* kernel-patch/<variant>/xfail: "format 1", then "xfail PATTERN KIND REASON..." lines. A
+ * missing file declares nothing. */
 static int load_xfail(struct matrix *m, struct variant *v, char *err, size_t errlen)
 {
 	struct conf_file cf;
@@ -375,16 +422,20 @@ static int load_xfail(struct matrix *m, struct variant *v, char *err, size_t err
 		char what[512];
 
 		snprintf(what, sizeof(what), "%s:%d", v->xfail_path, l->lineno);
-		if (l->indented || l->nword < 3 || strcmp(l->word[0], "xfail")) {
-			snprintf(err, errlen, "%s: expected 'xfail PATTERN REASON'", what);
+		if (l->indented || l->nword < 4 || strcmp(l->word[0], "xfail") ||
+		    parse_xfail_kind(l->word[2], &x)) {
+			snprintf(err, errlen, "%s: expected 'xfail PATTERN KIND REASON', KIND one of "
+				 "build:TEXT (a build error holding TEXT), test:NAME (that guest test "
+				 "alone fails), warning:TEXT (a kernel warning holding TEXT)", what);
 			conf_free(&cf);
 			return -1;
 		}
 		if (matrix_parse_pattern(m, l->word[1], what, &x.pattern, err, errlen)) {
+			free(x.match);
 			conf_free(&cf);
 			return -1;
 		}
-		x.reason = xstrdup(conf_rest(l, 2));
+		x.reason = xstrdup(conf_rest(l, 3));
 		v->xfail = xrealloc(v->xfail, sizeof(x) * (size_t)(v->nxfail + 1));
 		v->xfail[v->nxfail++] = x;
 	}
@@ -488,6 +539,8 @@ void matrix_free(struct matrix *m)
 		free_strings(a->qemu);
 		free_strings(a->append);
 		free_strings(a->packages);
+		free_strings(a->marks.crash);
+		free_strings(a->marks.warning);
 	}
 	free(m->arch);
 	for (int i = 0; i < m->nneed; i++) {
@@ -510,8 +563,10 @@ void matrix_free(struct matrix *m)
 		free(m->variant[v].rules_path);
 		free(m->variant[v].patch_dir);
 		free(m->variant[v].xfail_path);
-		for (int i = 0; i < m->variant[v].nxfail; i++)
+		for (int i = 0; i < m->variant[v].nxfail; i++) {
 			free(m->variant[v].xfail[i].reason);
+			free(m->variant[v].xfail[i].match);
+		}
 		free(m->variant[v].xfail);
 		if (m->variant[v].rules.path)
 			rules_free(&m->variant[v].rules);

@@ -14,6 +14,7 @@
 #ifndef KCMPM_MATRIX_H
 #define KCMPM_MATRIX_H
 
+#include "ktap.h"
 #include "rules.h"
 
 #include <stddef.h>
@@ -44,6 +45,8 @@ struct arch {
 	double boot_timeout;
 	double build_timeout;	/* seconds one kernel build may take */
 	char **packages;	/* Debian packages of its compiler, C library and QEMU; NULL-terminated */
+	struct console_marks marks;	/* the console lines that are a crash or a kernel
+					 * warning: arches.conf's lines for every arch, then its own */
 };
 
 /* One thing this machine needs for kernel builds (host.conf), and the package that brings it. */
@@ -60,9 +63,19 @@ struct pattern {
 	int arch;		/* arch index, or -1 for any */
 };
 
-/* A known failure, from kernel-patch/<variant>/xfail: lines "xfail PATTERN REASON...". */
+/* What a known failure declares fails: only that failure of the cells it covers is XFAIL. */
+enum xfail_kind {
+	XFAIL_BUILD,		/* build:TEXT    the kernel did not build, its error holds TEXT */
+	XFAIL_TEST,		/* test:NAME     that guest test failed, and nothing else did */
+	XFAIL_WARNING,		/* warning:TEXT  the kernel warned with a line holding TEXT, and
+				 * nothing else failed */
+};
+
+/* A known failure, from kernel-patch/<variant>/xfail: lines "xfail PATTERN KIND REASON...". */
 struct xfail {
 	struct pattern pattern;
+	enum xfail_kind kind;
+	char *match;		/* TEXT or NAME of the kind word */
 	int lineno;
 	char *reason;
 };

@@ -19,7 +19,9 @@ enum cell_status {
 	CELL_FAIL,		/* built and booted, but a layer disagrees */
 	CELL_BUILD_FAIL,	/* the kernel did not build */
 	CELL_BUILD_TIMEOUT,	/* the kernel's build did not finish within the arch's build-timeout */
-	CELL_BOOT_FAIL,		/* the guest crashed or did not complete its KTAP plan */
+	CELL_BOOT_FAIL,		/* the kernel crashed or the guest did not complete its KTAP
+				 * plan */
+	CELL_KERNEL_WARN,	/* the kernel printed a warning (arches.conf's warning lines) */
 	CELL_TIMEOUT,		/* the guest did not finish within the arch's boot-timeout */
 	CELL_CONFIG_FAIL,	/* Kconfig could not resolve the cell's configuration */
 	CELL_XFAIL,		/* did not pass, as the variant's xfail file declares */
@@ -39,7 +41,8 @@ struct cell {
 	int built;			/* its kernel built */
 	int config_mismatch;		/* predicted != resolved: FAIL, never XFAIL */
 	int flaky;			/* passed only on a retry of its boot; the failed
-					 * attempts' consoles are serial.attempt<N>.log */
+					 * attempts' consoles are serial.attempt-<N>.log */
+	int attempts;			/* boots of its kernel judged (0: none) */
 	char *modules;			/* the modules its build made, "a.ko b.ko"; NULL: none or
 					 * unknown */
 	int kernel_cached, boot_cached;	/* reused from the cache, not redone in this run */

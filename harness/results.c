@@ -126,6 +126,7 @@ static int read_cell(struct matrix *m, const struct json *j, struct cell *c, cha
 	c->built = json_get(j, "built") ? json_get_bool(j, "built") : c->booted != NULL;
 	c->modules = read_words(json_get(j, "modules"));
 	c->flaky = json_get_bool(j, "flaky");
+	c->attempts = (int)json_get_number(j, "boots", 0);
 	c->kernel_cached = json_get_bool(j, "kernel_cached");
 	c->boot_cached = json_get_bool(j, "boot_cached");
 	c->build_seconds = json_get_number(j, "build_seconds", 0);

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* What one (variant, arch) group shares while its cells run. */
 struct group {
@@ -180,9 +181,7 @@ static int cell_resolved(struct group *g, struct cell *c, const char *text, cons
 		return 0;
 	final = xasprintf("%s/config", c->dir);
 	if (!text) {
-		c->status = CELL_CONFIG_FAIL;
-		snprintf(c->reason, sizeof(c->reason), "%s", why);
-		judge_known_failures(g->m, c);
+		judge_cell(&(struct judge_input){ .m = g->m, .config_error = why }, c);
 		cell_done(g, c);
 	} else {
 		for (int s = 0; s < g->m->nsym; s++)
@@ -423,75 +422,7 @@ static void write_log_tail(const char *log_path, const char *out_path, int lines
 	free(log);
 }
 
-/* A boot keeps a core busy while it runs (QEMU's TCG), so it runs in a job slot of the
- * builds' jobserver, like a make: a boot beside the other arch's compile jobs neither slows
- * them nor runs slow itself, which its time limit would count against it. */
-static int boot_in_slot(struct group *g, const struct boot_req *req, struct boot_outcome *out,
-			char *err, size_t errlen)
-{
-	struct jobserver *js = g->ab ? g->ab->b.jobserver : NULL;
-	int rc;
-
-	if (jobserver_take(js, err, errlen))
-		return -1;
-	rc = boot_run(req, out, err, errlen);
-	jobserver_give(js);
-	return rc;
-}
-
-/* The console log of a boot, from the cache when this kernel, initramfs, QEMU and command line
- * booted before; otherwise from a real boot, which is then cached. */
-static int boot_or_reuse(struct group *g, struct cell *c, const struct boot_req *req, int fresh,
-			 struct boot_outcome *out, char *err, size_t errlen)
-{
-	char *line = boot_command(req), key[17], *outcome;
-	char timeout[32];
-	const char *parts[] = { c->config_tag, g->tools->guest_hash, g->tools->emulator, line, timeout, NULL };
-	int rc = 0;
-
-	/* the kernel's path names its tag, so the command line is enough of a key */
-	snprintf(timeout, sizeof(timeout), "%g", req->timeout);
-	cache_key(key, parts);
-	outcome = g->cache.reuse_boots && !fresh ? cache_get_text(&g->cache, "boots", key, "outcome")
-						 : NULL;
-	if (outcome && sscanf(outcome, "%d %d %lf", &out->status, &out->timed_out,
-			      &out->seconds) == 3) {
-		char *cached = cache_file(g->o->cache_dir, "boots", key, "serial.log");
-		char *cmd = xasprintf("%s\n", line);
-
-		c->boot_cached = 1;
-		if (copy_file(cached, req->log_path) ||
-		    write_file_atomic(req->cmd_path, cmd, strlen(cmd))) {
-			snprintf(err, errlen, "cannot copy '%s' to '%s': %s", cached, req->log_path,
-				 strerror(errno));
-			rc = -1;
-		}
-		free(cached);
-		free(cmd);
-	} else {
-		char *combo = plan_combo_name(g->m, c->combo);
-
-		progress_doing(g->pg, "booting %s %s %s", g->m->arch[c->arch].name,
-			       g->m->variant[c->variant].name, combo);
-		free(combo);
-		rc = boot_in_slot(g, req, out, err, errlen);
-		if (rc == 0 && g->cache.store) {
-			char *cached = cache_file(g->o->cache_dir, "boots", key, "serial.log");
-			char *text = xasprintf("%d %d %.3f\n", out->status, out->timed_out,
-					       out->seconds);
-
-			if (copy_file(req->log_path, cached) == 0)
-				cache_put_text(&g->cache, "boots", key, "outcome", text);
-			free(cached);
-			free(text);
-		}
-	}
-	free(outcome);
-	free(line);
-	return rc;
-}
-
-enum { MAX_GUEST_ARGS = 1 + MAX_OBSERVABLES + MAX_GUEST_CONFIG + 1 };
+enum { MAX_GUEST_ARGS = 1 + MAX_OBSERVABLES + MAX_GUEST_CONFIG + 1, MAX_BOOT_ATTEMPTS = 8 };
 
 /* The guest's expectations, as words for the kernel command line (free each), which the kernel
  * hands to the guest as its environment: KCMPM_ID=<the kernel's tag> first, then
@@ -560,70 +491,223 @@ static void write_reproducer(const struct group *g, const struct cell *c)
 	free(combo);
 }
 
-/* Judges a boot from its console log. */
-static void judge_boot(struct group *g, struct cell *c, const struct boot_req *req,
-		       const struct boot_outcome *out, const char *kernel_id)
+/* A cell's boots: the console of each, and what the judge needs of it. */
+struct boots {
+	int n;
+	struct boot_attempt attempt[MAX_BOOT_ATTEMPTS];
+};
+
+static void boots_free(struct boots *b)
+{
+	for (int i = 0; i < b->n; i++)
+		ktap_free(&b->attempt[i].log);
+	b->n = 0;
+}
+
+/* Reads a boot's console into the next attempt. */
+static void add_attempt(const struct group *g, struct boots *b, const char *log_path,
+			const struct boot_outcome *out)
 {
 	size_t len = 0;
-	char *text = read_file(req->log_path, &len);
-	struct ktap_log log;
+	char *text = read_file(log_path, &len);
+	struct boot_attempt *a = &b->attempt[b->n++];
 
-	ktap_parse(text ? text : "", text ? len : 0, &log);
-	c->boot_seconds += c->boot_cached ? 0 : out->seconds;
-	judge_cell(&(struct judge_input){ .m = g->m, .boot = out, .log = &log,
-					  .kernel_id = kernel_id,
-					  .tests = (const char *const *)g->tools->tests }, c);
-	if (c->status == CELL_TIMEOUT) {
-		size_t n = strlen(c->reason);
-
-		snprintf(c->reason + n, sizeof(c->reason) - n, " after %.0f s", req->timeout);
-	}
-	ktap_free(&log);
+	a->outcome = *out;
+	ktap_parse(text ? text : "", text ? len : 0, &g->m->arch[g->arch].marks, &a->log);
 	free(text);
 }
 
-/* A boot that timed out or failed is tried again (a loaded CI runner can make a sound kernel
- * miss its time): its console is kept as serial.attempt<n>.log beside the next one's. */
-static void keep_failed_attempt(struct group *g, struct cell *c, const char *log_path, int n)
+/* Earlier runs' attempt logs go, so the cell's directory shows this run's boots only. */
+static void remove_attempt_logs(const char *dir)
 {
-	char *kept = xasprintf("%s/serial.attempt%d.log", c->dir, n);
+	for (int k = 1; k <= MAX_BOOT_ATTEMPTS; k++) {
+		char *path = xasprintf("%s/serial.attempt-%d.log", dir, k);
 
-	if (rename(log_path, kept))
-		warn("cannot keep '%s' as '%s':", log_path, kept);
-	progress_line(g->pg, 0, "%s %s: boot attempt %d was %s (%s); booting again",
-		      g->m->arch[c->arch].name, g->m->variant[c->variant].name, n,
-		      cell_status_name(c->status), c->reason);
-	free(kept);
+		unlink(path);
+		free(path);
+	}
 }
 
+/* The boots' cache entry: each attempt's outcome line ("status timed_out seconds"), then its
+ * console as serial.attempt-<k>.log, the last one as serial.log. The key names the format, so
+ * an entry of another layout is a miss, never misread. */
+static void boot_key(const struct group *g, const struct cell *c, const struct boot_req *req,
+		     char key[17])
+{
+	char *line = boot_command(req), timeout[32], retries[16];
+	const char *parts[] = { "boots 2", c->config_tag, g->tools->guest_hash, g->tools->emulator,
+				line, timeout, retries, NULL };
+
+	/* the kernel's path names its tag, so the command line is enough of a key */
+	snprintf(timeout, sizeof(timeout), "%g", req->timeout);
+	snprintf(retries, sizeof(retries), "%d", g->o->boot_retries);
+	cache_key(key, parts);
+	free(line);
+}
+
+/* The file of boot k (1-based) of n in a cell's directory or a boots cache entry:
+ * serial.log for the last, serial.attempt-<k>.log for the others. Caller frees. */
+static char *attempt_name(int k, int n)
+{
+	return k == n ? xstrdup("serial.log") : xasprintf("serial.attempt-%d.log", k);
+}
+
+/* The boots from the cache into the cell's directory: 0, or -1 when the entry is missing or
+ * unreadable (then boot afresh). */
+static int reuse_boots(struct group *g, const struct cell *c, const char *key, struct boots *b)
+{
+	char *outcome = g->cache.reuse_boots ? cache_get_text(&g->cache, "boots", key, "outcome")
+					     : NULL;
+	const char *line = outcome;
+	struct boot_outcome out[MAX_BOOT_ATTEMPTS];
+	int n = 0, used;
+
+	while (line && n < MAX_BOOT_ATTEMPTS &&
+	       sscanf(line, "%d %d %lf%n", &out[n].status, &out[n].timed_out, &out[n].seconds,
+		      &used) == 3) {
+		n++;
+		line = strchr(line + used, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	free(outcome);
+	for (int k = 1; k <= n; k++) {
+		char *name = attempt_name(k, n);
+		char *cached = cache_file(g->o->cache_dir, "boots", key, name);
+		char *dest = xasprintf("%s/%s", c->dir, name);
+		int failed = copy_file(cached, dest);
+
+		if (!failed)
+			add_attempt(g, b, dest, &out[k - 1]);
+		free(dest);
+		free(cached);
+		free(name);
+		if (failed) {
+			boots_free(b);
+			return -1;
+		}
+	}
+	return n ? 0 : -1;
+}
+
+/* Caches the boots of a cell: every attempt's console and outcome, so a rerun judges the same
+ * attempts (a flaky pass stays flaky). The entry is written anew. */
+static void store_boots(struct group *g, const struct cell *c, const char *key,
+			const struct boots *b)
+{
+	struct strbuf outcome = { 0 };
+	int failed = 0;
+
+	if (!g->cache.store)
+		return;
+	cache_begin(&g->cache, "boots", key);
+	for (int k = 1; k <= b->n && !failed; k++) {
+		const struct boot_outcome *o = &b->attempt[k - 1].outcome;
+		char *name = attempt_name(k, b->n), *from = xasprintf("%s/%s", c->dir, name);
+		char *to = cache_file(g->o->cache_dir, "boots", key, name);
+
+		failed = copy_file(from, to);
+		sb_printf(&outcome, "%d %d %.3f\n", o->status, o->timed_out, o->seconds);
+		free(to);
+		free(from);
+		free(name);
+	}
+	if (!failed)
+		cache_put_text(&g->cache, "boots", key, "outcome", outcome.s);
+	sb_free(&outcome);
+}
+
+/* A boot keeps a core busy while it runs (QEMU's TCG), so it runs in a job slot of the
+ * builds' jobserver, like a make: a boot beside the other arch's compile jobs neither slows
+ * them nor runs slow itself, which its time limit would count against it. */
+static int boot_in_slot(struct group *g, const struct boot_req *req, struct boot_outcome *out,
+			char *err, size_t errlen)
+{
+	struct jobserver *js = g->ab ? g->ab->b.jobserver : NULL;
+	int rc;
+
+	if (jobserver_take(js, err, errlen))
+		return -1;
+	rc = boot_run(req, out, err, errlen);
+	jobserver_give(js);
+	return rc;
+}
+
+/* Boots the kernel until a boot is not the machine's noise (judge_boot_retryable) or the
+ * retries are spent; each earlier attempt's console stays as serial.attempt-<k>.log. */
+static int boot_afresh(struct group *g, struct cell *c, struct boot_req *req, struct boots *b,
+		       char *err, size_t errlen)
+{
+	char *combo = plan_combo_name(g->m, c->combo);
+	int rc = 0;
+
+	for (int k = 1; rc == 0; k++) {
+		struct boot_outcome out = { 0 };
+
+		progress_doing(g->pg, "booting %s %s %s%s", g->m->arch[c->arch].name,
+			       g->m->variant[c->variant].name, combo, k > 1 ? " again" : "");
+		rc = boot_in_slot(g, req, &out, err, errlen);
+		if (rc)
+			break;
+		add_attempt(g, b, req->log_path, &out);
+		if (!judge_boot_retryable(&b->attempt[b->n - 1]) || k > g->o->boot_retries ||
+		    b->n == MAX_BOOT_ATTEMPTS)
+			break;
+		{
+			char *kept = xasprintf("%s/serial.attempt-%d.log", c->dir, k);
+
+			if (rename(req->log_path, kept))
+				warn("cannot keep '%s' as '%s':", req->log_path, kept);
+			progress_line(g->pg, 0, "%s %s %s: boot %d timed out with no crash or warning "
+				      "(the machine's noise); booting again", g->m->arch[c->arch].name,
+				      g->m->variant[c->variant].name, combo, k);
+			free(kept);
+		}
+	}
+	free(combo);
+	return rc;
+}
+
+/* Boots a cell's kernel (or takes its boots from the cache) and judges the cell. */
 static int boot_cell(struct group *g, struct cell *c, const char *kernel, char *err,
 		     size_t errlen)
 {
 	char *args[MAX_GUEST_ARGS];
 	char *log_path = xasprintf("%s/serial.log", c->dir);
-	char *cmd_path = xasprintf("%s/qemu.cmd", c->dir);
+	char *cmd_path = xasprintf("%s/qemu.cmd", c->dir), *line, key[17];
 	const struct arch *a = &g->m->arch[c->arch];
 	struct boot_req req = { .arch = a, .qemu = g->o->qemu, .kernel = kernel,
 				.initramfs = g->tools->initramfs, .guest_args = args,
 				.log_path = log_path, .cmd_path = cmd_path,
 				.timeout = g->o->boot_timeout > 0 ? g->o->boot_timeout
 								  : a->boot_timeout };
-	struct boot_outcome out = { 0 };
+	struct boots b = { 0 };
 	int rc = 0;
 
 	guest_args(g, c, args);
-	for (int attempt = 0; rc == 0; attempt++) {
-		c->boot_cached = 0;
-		rc = boot_or_reuse(g, c, &req, attempt > 0, &out, err, errlen);
+	boot_key(g, c, &req, key);
+	remove_attempt_logs(c->dir);
+	c->boot_cached = reuse_boots(g, c, key, &b) == 0;
+	if (c->boot_cached) {
+		line = boot_command(&req);
+		line = xasprintf("%s\n", line);
+		if (write_file_atomic(cmd_path, line, strlen(line)))
+			warn("cannot write '%s':", cmd_path);
+		free(line);
+	} else {
+		rc = boot_afresh(g, c, &req, &b, err, errlen);
 		if (rc == 0)
-			judge_boot(g, c, &req, &out, args[0] + strlen("KCMPM_ID="));
-		if (rc || (c->status != CELL_TIMEOUT && c->status != CELL_BOOT_FAIL) ||
-		    attempt == g->o->boot_retries) {
-			c->flaky = rc == 0 && attempt > 0 && c->status == CELL_PASS;
-			break;
-		}
-		keep_failed_attempt(g, c, log_path, attempt + 1);
+			store_boots(g, c, key, &b);
 	}
+	if (rc == 0) {
+		for (int k = 0; k < b.n && !c->boot_cached; k++)
+			c->boot_seconds += b.attempt[k].outcome.seconds;
+		c->attempts = b.n;
+		judge_cell(&(struct judge_input){ .m = g->m, .nattempt = b.n, .attempt = b.attempt,
+						  .boot_timeout = req.timeout,
+						  .kernel_id = args[0] + strlen("KCMPM_ID="),
+						  .tests = (const char *const *)g->tools->tests }, c);
+	}
+	boots_free(&b);
 	for (int i = 0; args[i]; i++)
 		free(args[i]);
 	free(log_path);
@@ -712,6 +796,9 @@ static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 		progress_doing(g->pg, "building %s %s kernel %d of %d (%s)",
 			       g->m->arch[g->arch].name, g->m->variant[g->variant].name,
 			       g->ab->built + 1, g->ab->nbuild, tag);
+		/* a rebuild (--force all, or after a timeout) starts the entry anew: nothing of an
+		 * earlier build, a "failed" mark least of all, outlives it */
+		cache_begin(&g->cache, g->kernel_kind, tag);
 		if (build_kernel(&g->ab->b, config, tag, log, image, &bo, err, errlen))
 			goto out;
 		g->ab->built++;
@@ -743,7 +830,6 @@ static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 		} else if (boot_cell(g, c, image, err, errlen)) {
 			goto out;
 		}
-		judge_known_failures(g->m, c);
 		write_reproducer(g, c);
 		cell_done(g, c);
 	}

@@ -1332,7 +1332,7 @@ TEST(e2e_xpass_fails_the_run)
 	char *dir = scratch_copy("kernel-patch", "patches-xpass");
 	char *xfail = xasprintf("%s/v3/xfail", dir);
 	static const char decl[] = "format 1\nxfail ARCH=x86_64,EXPERT=n,DRM=n,CHECKPOINT_RESTORE=n "
-				   "pretend this cell is broken\n";
+				   "test:kcmp_present pretend this cell is broken\n";
 	const char *args[] = { "--patches", dir, "--arch", "x86_64", "--only", OFF, NULL };
 	struct run r;
 
@@ -1684,7 +1684,8 @@ TEST(e2e_diff_between_runs)
 
 /* A kcmp() that is wrong for every resource type in a way the guest used to miss: each type
  * answers by comparing another type's pointer, SYSVSEM by the io_context, EPOLL_TFD says "same"
- * for any registered target, and only the second task's access is checked. The kcmp, epoll
+ * for any registered target, only the second task's access is checked, KCMP_FILE looks idx2 up
+ * in the first task's fd table, and every inequality is 1 (no order). The kcmp, epoll
  * and epoll_tfd presence is right, so only the guest's checks can tell; the cell must FAIL
  * with each of them named. (One kernel for all of them, so make test builds one, not eight;
  * each wrongness sits in its own branch of kcmp(), so none hides another.) */
@@ -1707,6 +1708,9 @@ TEST(e2e_mutant_kernel_fails_each_resource_check)
 		  "return filp ? 0 : -EBADF;" },
 		{ "kernel/kcmp.c", "if (!ptrace_may_access(task1, PTRACE_MODE_READ_REALCREDS) ||\n\t    ",
 		  "if (" },
+		{ "kernel/kcmp.c", "filp2 = get_file_raw_ptr(task2, idx2);",
+		  "filp2 = get_file_raw_ptr(task1, idx2);" },
+		{ "kernel/kcmp.c", "return (t1 < t2) | ((t1 > t2) << 1);", "return t1 != t2;" },
 		{ 0 } };
 	/* the first check each wrongness fails, in the guest's order */
 	static const char *const named[] = {
@@ -1714,7 +1718,8 @@ TEST(e2e_mutant_kernel_fails_each_resource_check)
 		"kcmp_fs_clone_fs_child", "kcmp_fs_clone_files_child", "kcmp_sighand_clone_vm_child",
 		"kcmp_io_clone_io_child", "kcmp_io_clone_files_child",
 		"kcmp_sysvsem_clone_sysvsem_child", "kcmp_epoll_tfd_other_file",
-		"kcmp_eperm_pid1_unprivileged" };
+		"kcmp_eperm_pid1_unprivileged", "kcmp_file_across_dup2", "kcmp_file_across_scm_rights",
+		"kcmp_file_across_ebadf_idx2", "kcmp_order_file", "kcmp_epoll_tfd_across_other_file" };
 	char *patches = mutant_series("kernel-patch", "patches-mutant", "v3", edits);
 	const char *args[] = { "--patches", patches, "--arch", "x86_64", "--only", VIA_EXPERT, NULL };
 	struct run r = harness_run("mutant-kernel", args);
@@ -1736,6 +1741,96 @@ TEST(e2e_mutant_kernel_fails_each_resource_check)
 		printf("# %s\n", line);
 	free(line);
 	run_free(&r);
+	free(patches);
+}
+
+/* A kcmp() that answers right but, as its command line says (kcmpm_mutant=), panics at its
+ * first call, WARNs on every KCMP_FILE call, or neither; with no word it tosses a coin once per
+ * boot (about half of its boots panic), which the test forces through tests/fakes/qemu-append:
+ * each side is seen every run. */
+static const struct edit health_edits[] = {
+	{ "kernel/kcmp.c", "SYSCALL_DEFINE5(kcmp, pid_t, pid1, pid_t, pid2, int, type,\n",
+	  "/* kcmp-matrix e2e test: a kcmp() that panics or warns */\n"
+	  "static int kcmpm_mutant = -1;\n"
+	  "static int __init kcmpm_mutant_setup(char *s)\n{\n"
+	  "\tkcmpm_mutant = !strcmp(s, \"panic\") ? 1 : !strcmp(s, \"warn\") ? 2 : 0;\n"
+	  "\treturn 1;\n}\n__setup(\"kcmpm_mutant=\", kcmpm_mutant_setup);\n\n"
+	  "SYSCALL_DEFINE5(kcmp, pid_t, pid1, pid_t, pid2, int, type,\n" },
+	{ "kernel/kcmp.c", "\tstruct task_struct *task1, *task2;\n\tint ret;\n\n",
+	  "\tstruct task_struct *task1, *task2;\n\tint ret;\n\n"
+	  "\tif (kcmpm_mutant < 0)\n\t\tkcmpm_mutant = get_random_u32() & 1;\n"
+	  "\tif (kcmpm_mutant == 1)\n\t\tpanic(\"kcmp-matrix e2e mutant: a bad boot\");\n"
+	  "\tWARN(kcmpm_mutant == 2 && type == KCMP_FILE, \"kcmp-matrix e2e mutant\");\n" },
+	{ 0 } };
+
+/* Runs the health mutant's cell with the command line words first (first boot) and later
+ * (every other boot), booting afresh. */
+static struct run health_run(const char *name, const char *patches, const char *first,
+			     const char *later)
+{
+	char *state = xasprintf("%s/%s.state", scratch, name);
+	const char *args[] = { "--patches", patches, "--arch", "x86_64", "--only", VIA_EXPERT,
+			       "--qemu", "tests/fakes/qemu-append", "--force", "boot", NULL };
+	struct run r;
+
+	unlink(state);
+	setenv("KCMPM_FAKE_STATE", state, 1);
+	setenv("KCMPM_FAKE_APPEND_1", first, 1);
+	setenv("KCMPM_FAKE_APPEND_2", later, 1);
+	setenv("KCMPM_REAL_QEMU", "qemu-system-x86_64", 1);
+	r = harness_run(name, args);
+	unsetenv("KCMPM_FAKE_STATE");
+	unsetenv("KCMPM_FAKE_APPEND_1");
+	unsetenv("KCMPM_FAKE_APPEND_2");
+	unsetenv("KCMPM_REAL_QEMU");
+	free(state);
+	return r;
+}
+
+/* A kernel that crashes or warns never passes: a panic on the first boot is BOOT_FAIL even
+ * though the retry (the default one) would pass, and is not booted again; a WARNING with every
+ * answer right is KERNEL_WARN naming the line; the same kernel with neither passes (so the
+ * two failures are the kernel's faults, not the test's). A known warning declared in xfail is
+ * XFAIL, and covers nothing else: the panic stays BOOT_FAIL. */
+TEST(e2e_kernel_that_crashes_or_warns_never_passes)
+{
+	char *patches = mutant_series("kernel-patch", "patches-health", "v3", health_edits);
+	char *xfail = xasprintf("%s/v3/xfail", patches);
+	static const char decl[] = "format 1\nxfail ARCH=x86_64,KCMP=y warning:kernel/kcmp.c "
+				   "the e2e mutant warns on purpose\n";
+	struct run r;
+
+	r = health_run("health-none", patches, "kcmpm_mutant=none", "kcmpm_mutant=none");
+	CHECK(r.status == 0);
+	expect_cell(&r, "x86_64", VIA_EXPERT, "PASS\tworks\tworks\tworks\tyynny\t");
+	run_free(&r);
+
+	r = health_run("health-warn", patches, "kcmpm_mutant=warn", "kcmpm_mutant=warn");
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", VIA_EXPERT, "KERNEL_WARN\tworks\tworks\tworks\tyynny\tkernel "
+		    "warning: WARNING: CPU: 0 PID: 1 at kernel/kcmp.c:");
+	CHECK(!strstr(r.out, "booting again"));
+	run_free(&r);
+
+	r = health_run("health-coin", patches, "kcmpm_mutant=panic", "kcmpm_mutant=none");
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", VIA_EXPERT, "BOOT_FAIL\t-\t-\t-\tyynny\tkernel crashed: Kernel "
+		    "panic - not syncing: kcmp-matrix e2e mutant: a bad boot");
+	CHECK(!strstr(r.out, "booting again") && !strstr(r.out, "FLAKY"));
+	run_free(&r);
+
+	CHECK(write_file_atomic(xfail, decl, sizeof(decl) - 1) == 0);
+	r = health_run("health-warn-known", patches, "kcmpm_mutant=warn", "kcmpm_mutant=warn");
+	CHECK(r.status == 0);
+	expect_cell(&r, "x86_64", VIA_EXPERT, "XFAIL\tworks\tworks\tworks\tyynny\tknown: the e2e "
+		    "mutant warns on purpose; kernel warning: WARNING:");
+	run_free(&r);
+	r = health_run("health-coin-known", patches, "kcmpm_mutant=panic", "kcmpm_mutant=none");
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", VIA_EXPERT, "BOOT_FAIL\t");
+	CHECK_CONTAINS(r.tsv, "not the failure");
+	run_free(&r);
+	free(xfail);
 	free(patches);
 }
 
@@ -2192,16 +2287,34 @@ TEST(e2e_flaky_boot_passes_on_a_retry)
 	expect_cell(&once, "x86_64", OFF, "TIMEOUT\t");
 	CHECK(retried.status == 0);
 	expect_cell(&retried, "x86_64", OFF, "PASS\tenosys\tworks\tenosys\tnnnny\t");
-	CHECK_CONTAINS(retried.out, "boot attempt 1 was TIMEOUT");
+	CHECK_CONTAINS(retried.out, "boot 1 timed out with no crash or warning");
 	CHECK_CONTAINS(retried.out, "| n | n | n | n | y | PASS kcmp=enosys FLAKY |");
-	attempt = xasprintf("%s/cells/6.1/v3/x86_64/" OFF "/serial.attempt1.log", retried.results);
+	attempt = xasprintf("%s/cells/6.1/v3/x86_64/" OFF "/serial.attempt-1.log", retried.results);
 	text = read_file(attempt, NULL);
 	CHECK_CONTAINS(text, "SeaBIOS (version fake, about to stall)");
 	free(text);
 	json_retried = xasprintf("%s/matrix.json", retried.results);
 	text = read_file(json_retried, NULL);
 	CHECK_CONTAINS(text, "\"flaky\": true");
+	CHECK_CONTAINS(text, "\"boots\": 2, \"consoles\": [\"cells/6.1/v3/x86_64/" OFF
+		       "/serial.attempt-1.log\", \"cells/6.1/v3/x86_64/" OFF "/serial.log\"]");
 	free(text);
+	/* the boot cache keeps both boots: a rerun that reuses it shows the same FLAKY */
+	{
+		const char *again[] = { "--arch", "x86_64", "--only", OFF, "--qemu",
+					"tests/fakes/qemu-flaky", "--boot-timeout", "5", NULL };
+		struct run rerun;
+
+		setenv("KCMPM_FAKE_STATE", state, 1);
+		setenv("KCMPM_REAL_QEMU", "qemu-system-x86_64", 1);
+		rerun = harness_run("flaky-rerun", again);
+		unsetenv("KCMPM_FAKE_STATE");
+		unsetenv("KCMPM_REAL_QEMU");
+		CHECK(rerun.status == 0);
+		CHECK_CONTAINS(rerun.out, "| n | n | n | n | y | PASS kcmp=enosys FLAKY |");
+		CHECK_CONTAINS(rerun.out, "boot cached");
+		run_free(&rerun);
+	}
 	json_once = xasprintf("%s/matrix.json", once.results);
 	diff = harness_run("flaky-diff", (const char *[]){ "diff", json_once, json_retried, NULL });
 	CHECK(diff.status == 0);

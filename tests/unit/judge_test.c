@@ -24,6 +24,8 @@ static const char passing_log[] =
 	"ok 2 kcmp_present\n# kcmp-matrix observed: kcmp=works epoll=works epoll_tfd=works\n"
 	"# kcmp-matrix: powering off\n";
 
+static const char *passing_log_ptr = passing_log;
+
 /* A well-formed console of the right kernel around a KTAP plan, its result lines and the
  * guest's observed line. */
 #define CONSOLE_OBSERVED(plan, results, observed)                                            \
@@ -35,26 +37,41 @@ static const char passing_log[] =
 /* The guest's test list these logs answer. */
 static const char *const listed_tests[] = { "kernel_identity", "kcmp_present", NULL };
 
-/* A cell requesting and resolving EXPERT=y KCMP=y, judged on a console text. */
-static void judge_text(const char *text, const char *resolved, struct cell *c,
-		       const struct boot_outcome *bo, const char *build_error)
+/* A cell of variant v requesting EXPERT=y KCMP=y, judged on the boots of its kernel (one
+ * console text each, with its outcome), or on its build error. */
+static void judge_variant_boots(const char *v, int n, const char *const *texts,
+				const struct boot_outcome *const *outcomes, const char *resolved,
+				struct cell *c, const char *build_error)
 {
-	struct ktap_log log;
+	struct boot_attempt a[4];
 	char err[256];
 
 	load_matrix();
 	*c = (struct cell){ 0 };
 	memcpy(c->requested, "yynny", 5);
-	c->variant = matrix_variant_index(&m, "v3");
+	c->variant = matrix_variant_index(&m, v);
 	CHECK(rules_predict(&m.variant[c->variant].rules, c->requested, &c->predicted, err,
 			    sizeof(err)) == 0);
 	memcpy(c->resolved, resolved, 5);
-	ktap_parse(text, strlen(text), &log);
-	judge_cell(&(struct judge_input){ .m = &m, .build_error = build_error, .boot = bo,
-					  .log = build_error ? NULL : &log,
+	if (build_error)
+		n = 0;
+	for (int i = 0; i < n; i++) {
+		a[i].outcome = *outcomes[i];
+		ktap_parse(texts[i], strlen(texts[i]), &m.arch[0].marks, &a[i].log);
+	}
+	judge_cell(&(struct judge_input){ .m = &m, .build_error = build_error,
+					  .nattempt = n, .attempt = a,
 					  .kernel_id = "kcmpm-0123456789abcdef",
 					  .tests = listed_tests }, c);
-	ktap_free(&log);
+	for (int i = 0; i < n; i++)
+		ktap_free(&a[i].log);
+}
+
+/* One boot, of a v3 cell. */
+static void judge_text(const char *text, const char *resolved, struct cell *c,
+		       const struct boot_outcome *bo, const char *build_error)
+{
+	judge_variant_boots("v3", 1, &text, &bo, resolved, c, build_error);
 }
 
 static void free_cell(struct cell *c)
@@ -146,10 +163,11 @@ TEST(judge_config_layer_on_failed_cells)
 	CHECK(c.status == CELL_FAIL && c.config_mismatch);
 	CHECK_STR(c.reason, "kernel/kcmp.c:1:1: error: boom; config: EPOLL predicted y, resolved n "
 		  "(rules: EPOLL=y: as requested); and the cell was BUILD_FAIL");
-	c.variant = matrix_variant_index(&m, "v1");	/* v1's xfail matches KCMP=y,CR=n,EPOLL=y */
-	memcpy(c.resolved, "yynny", 5);
-	judge_known_failures(&m, &c);
-	CHECK(c.status == CELL_FAIL);
+	free_cell(&c);
+	/* v1's xfail matches KCMP=y,CR=n,EPOLL=y, and declares this very build error; its rules
+	 * predict EPOLL=y, so a resolved n disagrees */
+	judge_variant_boots("v1", 0, NULL, NULL, "yynnn", &c, "kcmp.c: get_epoll_tfile_raw_ptr");
+	CHECK(c.status == CELL_FAIL && c.config_mismatch);
 	free_cell(&c);
 	judge_text("KTAP version 1\n1..2\nok 1 a\n", "yynnn", &c, &timed_out, NULL);
 	CHECK(c.status == CELL_FAIL);
@@ -218,6 +236,121 @@ TEST(judge_every_observable)
 	CHECK(c.status == CELL_FAIL);
 	CHECK_STR(c.reason, "observed: the guest did not report epoll_tfd");
 	free_cell(&c);
+}
+
+/* A crash is BOOT_FAIL whatever a later boot said; a cell passes after boots that only timed
+ * out (the machine's noise), as PASS marked flaky. */
+TEST(judge_crash_is_never_retried_away)
+{
+	static const char crashed[] = "Linux version 6.1.192 #1 kcmpm-0123456789abcdef\n"
+				      "[ 0.9] Kernel panic - not syncing: kcmp\n";
+	static const char stalled[] = "Linux version 6.1.192 #1 kcmpm-0123456789abcdef\n";
+	const struct boot_outcome timed_out = { .timed_out = 1, .status = 137 };
+	const char *texts[] = { crashed, passing_log };
+	const struct boot_outcome *outs[] = { &clean_exit, &clean_exit };
+	struct boot_attempt a = { .outcome = clean_exit };
+	struct cell c;
+
+	judge_variant_boots("v3", 2, texts, outs, "yynny", &c, NULL);
+	CHECK(c.status == CELL_BOOT_FAIL && !c.flaky);
+	CHECK_STR(c.reason, "kernel crashed: Kernel panic - not syncing: kcmp; on boot 1 of 2");
+	free_cell(&c);
+	texts[0] = stalled;
+	outs[0] = &timed_out;
+	judge_variant_boots("v3", 2, texts, outs, "yynny", &c, NULL);
+	CHECK(c.status == CELL_PASS && c.flaky);
+	free_cell(&c);
+	/* the boot stage may boot again only after a stall with no crash and no warning */
+	load_matrix();
+	ktap_parse(stalled, strlen(stalled), &m.arch[0].marks, &a.log);
+	CHECK(!judge_boot_retryable(&a));
+	a.outcome = timed_out;
+	CHECK(judge_boot_retryable(&a));
+	ktap_free(&a.log);
+	ktap_parse(crashed, strlen(crashed), &m.arch[0].marks, &a.log);
+	CHECK(!judge_boot_retryable(&a));
+	ktap_free(&a.log);
+}
+
+#define WARN_LINE "[ 1.5] WARNING: CPU: 0 PID: 1 at kernel/kcmp.c:140 __do_sys_kcmp+0x1/0x2\n"
+
+/* A kernel that warns fails its cell with a status of its own, naming the line, even when
+ * every check passed; a timed-out boot that warned is not the machine's noise. */
+TEST(judge_kernel_warning)
+{
+	const struct boot_outcome timed_out = { .timed_out = 1, .status = 137 };
+	static const char warned[] = "Linux version 6.1.192 #1 kcmpm-0123456789abcdef\n" WARN_LINE;
+	struct boot_attempt a = { .outcome = timed_out };
+	struct cell c;
+	char *log = xasprintf("Linux version 6.1.192 #1 kcmpm-0123456789abcdef\n" WARN_LINE "%s",
+			strstr(passing_log, "KTAP"));
+	judge_text(log, "yynny", &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_KERNEL_WARN);
+	CHECK_STR(c.reason, "kernel warning: WARNING: CPU: 0 PID: 1 at kernel/kcmp.c:140 "
+		  "__do_sys_kcmp+0x1/0x2");
+	CHECK(!cell_ok(&c));
+	free_cell(&c);
+	load_matrix();
+	ktap_parse(warned, strlen(warned), &m.arch[0].marks, &a.log);
+	CHECK(!judge_boot_retryable(&a));
+	ktap_free(&a.log);
+	free(log);
+}
+
+/* A SKIP passes only where the prediction implies it: the guest names the observable state. */
+TEST(judge_skip_needs_the_prediction)
+{
+	struct cell c;
+
+	judge_text(CONSOLE("1..2", "ok 1 kernel_identity\nok 2 kcmp_present # SKIP kcmp=works: x\n"),
+		   "yynny", &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_PASS);
+	free_cell(&c);
+	judge_text(CONSOLE("1..2", "ok 1 kernel_identity\nok 2 kcmp_present # SKIP kcmp=enosys: "
+			   "kcmp() absent\n"), "yynny", &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_FAIL);
+	CHECK_STR(c.reason, "guest: ok 2 kcmp_present # SKIP kcmp=enosys: kcmp() absent, which the "
+		  "prediction does not imply");
+	free_cell(&c);
+	judge_text(CONSOLE("1..2", "ok 1 kernel_identity\nok 2 kcmp_present # SKIP no children\n"),
+		   "yynny", &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_FAIL);
+	free_cell(&c);
+	judge_text(CONSOLE("1..2", "ok 1 kernel_identity\nok 2 kcmp_present # SKIP kcmpx=works\n"),
+		   "yynny", &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_FAIL);
+	free_cell(&c);
+}
+
+/* A known failure covers only the failure it declares (tests/data's v1: a build error naming
+ * get_epoll_tfile_raw_ptr); any other failure of its cells stays a failure. */
+TEST(judge_xfail_covers_its_kind_only)
+{
+	struct cell c;
+
+	judge_variant_boots("v1", 0, NULL, NULL, "yynny", &c,
+			    "kernel/kcmp.c:117:20: error: implicit declaration of function "
+			    "'get_epoll_tfile_raw_ptr'");
+	CHECK(c.status == CELL_XFAIL);
+	CHECK_CONTAINS(c.reason, "known: v1 calls get_epoll_tfile_raw_ptr()");
+	free_cell(&c);
+	judge_variant_boots("v1", 0, NULL, NULL, "yynny", &c, "kernel/fork.c:1:1: error: other");
+	CHECK(c.status == CELL_BUILD_FAIL);
+	CHECK_CONTAINS(c.reason, "not the failure");
+	CHECK_CONTAINS(c.reason, "(build:get_epoll_tfile_raw_ptr)");
+	free_cell(&c);
+	/* the v1 kernel built and then misbehaved: FAIL, not XFAIL */
+	{
+		const char *text = CONSOLE("1..2", "ok 1 kernel_identity\nnot ok 2 kcmp_present\n");
+		const struct boot_outcome *out = &clean_exit;
+
+		judge_variant_boots("v1", 1, &text, &out, "yynny", &c, NULL);
+		CHECK(c.status == CELL_FAIL);
+		free_cell(&c);
+		judge_variant_boots("v1", 1, &passing_log_ptr, &out, "yynny", &c, NULL);
+		CHECK(c.status == CELL_XPASS);
+		free_cell(&c);
+	}
 }
 
 __attribute__((destructor)) static void free_matrix(void)

@@ -5,9 +5,14 @@
 
 #include <stdlib.h>
 
+/* Crash and warning lines as matrix/arches.conf gives some of them. */
+static char *crash_lines[] = { "Kernel panic", "Oops", "Unable to handle kernel", NULL };
+static char *warning_lines[] = { "WARNING:", "BUG:", "UBSAN:", NULL };
+static const struct console_marks marks = { crash_lines, warning_lines };
+
 static void parse_str(const char *s, struct ktap_log *log)
 {
-	ktap_parse(s, strlen(s), log);
+	ktap_parse(s, strlen(s), &marks, log);
 }
 
 TEST(ktap_real_x86_64_log)
@@ -19,7 +24,7 @@ TEST(ktap_real_x86_64_log)
 	CHECK(text != NULL);
 	if (!text)
 		return;
-	ktap_parse(text, len, &log);
+	ktap_parse(text, len, &marks, &log);
 	CHECK(log.versions == 1);
 	CHECK(log.plan == 23);
 	CHECK(log.ntest == 23);
@@ -49,7 +54,7 @@ TEST(ktap_real_arm64_log_with_failure)
 	CHECK(text != NULL);
 	if (!text)
 		return;
-	ktap_parse(text, len, &log);
+	ktap_parse(text, len, &marks, &log);
 	bad = ktap_first_failure(&log);
 	CHECK(bad != NULL);
 	if (bad) {
@@ -123,8 +128,53 @@ TEST(ktap_crash_lines)
 		  &log);
 	CHECK_STR(log.crash, "Kernel panic - not syncing: Attempted to kill init! exitcode=0x0000000b");
 	ktap_free(&log);
-	parse_str("[    2.0] BUG: kernel NULL pointer dereference, address: 0000000000000000\n", &log);
-	CHECK_CONTAINS(log.crash, "BUG: kernel NULL pointer dereference");
+	/* a fatal BUG: is followed by its Oops, which is the crash; the BUG: line alone is a
+	 * warning */
+	parse_str("Linux version 6.1\n[    2.0] BUG: kernel NULL pointer dereference, address: 0\n"
+		  "[    2.1] Oops: 0002 [#1] PREEMPT\n", &log);
+	CHECK_STR(log.crash, "Oops: 0002 [#1] PREEMPT");
+	CHECK_STR(log.warning, "BUG: kernel NULL pointer dereference, address: 0");
+	ktap_free(&log);
+	/* the crash lines are the data's: without marks nothing is a crash */
+	ktap_parse("Kernel panic - not syncing\n", 26, NULL, &log);
+	CHECK(log.crash == NULL);
+	ktap_free(&log);
+}
+
+/* A warning counts from the kernel's banner to the guest's power-off, from kernel lines only:
+ * the firmware's lines before, the kernel's during power-off and the guest's own do not. */
+TEST(ktap_warning_lines)
+{
+	struct ktap_log log;
+
+	parse_str("SeaBIOS WARNING: firmware noise\nLinux version 6.1\nKTAP version 1\n1..1\n"
+		  "not ok 1 a\n# a: the guest's WARNING: is a diagnostic\n"
+		  "[    1.5] ------------[ cut here ]------------\n"
+		  "[    1.5] WARNING: CPU: 0 PID: 1 at kernel/kcmp.c:140 __do_sys_kcmp+0x1/0x2\n"
+		  "[    1.6] UBSAN: shift-out-of-bounds in kernel/kcmp.c:1:2\n"
+		  "# kcmp-matrix: powering off\n", &log);
+	CHECK_STR(log.warning, "WARNING: CPU: 0 PID: 1 at kernel/kcmp.c:140 __do_sys_kcmp+0x1/0x2");
+	CHECK(log.crash == NULL);
+	CHECK_STR(log.test[0].diag, "a: the guest's WARNING: is a diagnostic");
+	ktap_free(&log);
+	parse_str("WARNING: before the banner\nLinux version 6.1\n# kcmp-matrix: powering off\n"
+		  "[    2.0] WARNING: CPU: 0 PID: 1 at kernel/reboot.c:1 during power-off\n", &log);
+	CHECK(log.warning == NULL);
+	ktap_free(&log);
+}
+
+/* A SKIP keeps its directive's text, which names the state that made it moot. */
+TEST(ktap_skip_reason)
+{
+	struct ktap_log log;
+
+	parse_str("KTAP version 1\n1..3\nok 1 a # SKIP kcmp=enosys: kcmp() absent\n"
+		  "ok 2 b # SKIP\nok 3 c # skip why\n", &log);
+	CHECK(log.ntest == 3 && log.test[0].skip && log.test[1].skip && log.test[2].skip);
+	CHECK_STR(log.test[0].skip_why, "kcmp=enosys: kcmp() absent");
+	CHECK_STR(log.test[1].skip_why, "");
+	CHECK_STR(log.test[2].skip_why, "why");
+	CHECK_STR(log.test[0].name, "a");
 	ktap_free(&log);
 }
 
@@ -136,10 +186,10 @@ TEST(ktap_garbage_does_not_crash)
 	struct ktap_log log;
 	char buf[64];
 
-	ktap_parse(junk, sizeof(junk) - 1, &log);
+	ktap_parse(junk, sizeof(junk) - 1, &marks, &log);
 	CHECK(ktap_problem(&log, buf, sizeof(buf)) != NULL);
 	ktap_free(&log);
-	ktap_parse("", 0, &log);
+	ktap_parse("", 0, &marks, &log);
 	CHECK(log.ntest == 0 && log.plan == -1);
 	ktap_free(&log);
 }

@@ -24,6 +24,71 @@ TEST(matrix_loads_the_repository_data)
 	matrix_free(&m);
 }
 
+static int has_line(char **list, const char *text)
+{
+	for (int i = 0; list && list[i]; i++)
+		if (!strcmp(list[i], text))
+			return 1;
+	return 0;
+}
+
+/* arches.conf's crash and warning lines: those outside an arch block hold for every arch, an
+ * arch's own only for it; a line keeps its spaces. */
+TEST(matrix_console_marks_per_arch)
+{
+	struct matrix m;
+	char err[512] = "";
+	const struct arch *x86, *arm;
+
+	CHECK(matrix_load("matrix", NULL, &m, err, sizeof(err)) == 0);
+	x86 = &m.arch[matrix_arch_index(&m, "x86_64")];
+	arm = &m.arch[matrix_arch_index(&m, "arm64")];
+	CHECK(has_line(x86->marks.crash, "Kernel panic") && has_line(arm->marks.crash, "Kernel panic"));
+	CHECK(has_line(x86->marks.crash, "general protection fault"));
+	CHECK(!has_line(arm->marks.crash, "general protection fault"));
+	CHECK(has_line(arm->marks.crash, "Unable to handle kernel"));
+	CHECK(has_line(x86->marks.warning, "WARNING:") && has_line(arm->marks.warning, "WARNING:"));
+	CHECK(has_line(x86->marks.warning, "blocked for more than"));
+	CHECK(!has_line(x86->marks.warning, "Kernel panic"));
+	matrix_free(&m);
+}
+
+/* A known failure names its kind; an old-style line without one is refused, with the kinds. */
+TEST(matrix_xfail_declares_a_kind)
+{
+	char dir[] = "/tmp/kcmpm-xfail-XXXXXX", err[512] = "";
+	struct matrix m;
+	char *vdir, *xfail;
+
+	CHECK(matrix_load(FIXTURE_MATRIX, FIXTURE_PATCHES, &m, err, sizeof(err)) == 0);
+	{
+		const struct variant *v = &m.variant[matrix_variant_index(&m, "v1")];
+
+		CHECK(v->nxfail == 1 && v->xfail[0].kind == XFAIL_BUILD);
+		CHECK_STR(v->xfail[0].match, "get_epoll_tfile_raw_ptr");
+		CHECK_CONTAINS(v->xfail[0].reason, "v1 calls get_epoll_tfile_raw_ptr()");
+	}
+	matrix_free(&m);
+	CHECK(mkdtemp(dir) != NULL);
+	vdir = xasprintf("%s/v1", dir);
+	xfail = xasprintf("%s/xfail", vdir);
+	mkdir_p(vdir);
+	CHECK(write_file_atomic(xfail, "format 1\nxfail KCMP=y it fails\n", 31) == 0);
+	CHECK(matrix_load(FIXTURE_MATRIX, dir, &m, err, sizeof(err)) == -1);
+	CHECK_CONTAINS(err, "xfail:2: expected 'xfail PATTERN KIND REASON', KIND one of build:TEXT");
+	CHECK(write_file_atomic(xfail, "format 1\nxfail KCMP=y test: it fails\n", 37) == 0);
+	CHECK(matrix_load(FIXTURE_MATRIX, dir, &m, err, sizeof(err)) == -1);
+	CHECK(write_file_atomic(xfail, "format 1\nxfail KCMP=y warning:WARN it does\n", 43) == 0);
+	CHECK(matrix_load(FIXTURE_MATRIX, dir, &m, err, sizeof(err)) == 0);
+	if (m.nsym) {
+		CHECK(m.variant[matrix_variant_index(&m, "v1")].xfail[0].kind == XFAIL_WARNING);
+		matrix_free(&m);
+	}
+	remove_tree(dir);
+	free(xfail);
+	free(vdir);
+}
+
 /* Every package a fresh machine needs is named in the data, the ones a package merely
  * recommends included: the arm64 C library is only a Recommends of the cross compiler. */
 TEST(matrix_names_every_package)
