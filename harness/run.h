@@ -44,7 +44,8 @@ struct run_opts {
 	int jobs;
 	double boot_timeout;		/* overrides the arches' boot-timeout when > 0 */
 	double build_timeout;		/* overrides the arches' build-timeout when > 0 */
-	int boot_retries;		/* boots again after a TIMEOUT or BOOT_FAIL, this often */
+	int boot_retries;		/* boots again after a timeout with no crash or warning
+					 * (judge_boot_retryable), this often */
 	int config_only;		/* resolve and judge configs only: no build, no boot */
 	int arch_by_arch;		/* one arch's builds after the other's, not at once */
 	enum force force;
