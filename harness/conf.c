@@ -87,11 +87,24 @@ int conf_parse(const char *path, const char *text, struct conf_file *cf, char *e
 
 int conf_load(const char *path, struct conf_file *cf, char *err, size_t errlen)
 {
-	char *text = read_file(path, NULL);
+	size_t len;
+	char *text = read_file(path, &len), *nul;
 	int r;
 
 	if (!text) {
 		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	/* a NUL would end the text early and the rest would be silently ignored */
+	nul = memchr(text, 0, len);
+	if (nul) {
+		int line = 1;
+
+		for (const char *p = text; p < nul; p++)
+			line += *p == '\n';
+		snprintf(err, errlen, "%s:%d: a NUL byte in a text file; write the file again as "
+			 "plain text", path, line);
+		free(text);
 		return -1;
 	}
 	r = conf_parse(path, text, cf, err, errlen);

@@ -27,6 +27,7 @@
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,14 +116,25 @@ static char *default_cache(void)
 	return xasprintf("%s/.cache/kcmp-matrix", home && *home ? home : "/tmp");
 }
 
+/* Timeouts: a finite number of seconds above zero ("nan" would turn the limit off). */
 static double positive_number(const char *opt, const char *s)
 {
 	char *end;
 	double v = strtod(s, &end);
 
-	if (*end || v <= 0)
-		die("%s: '%s' is not a positive number", opt, s);
+	if (*end || end == s || !isfinite(v) || v <= 0)
+		die("%s: '%s' is not a positive number of seconds", opt, s);
 	return v;
+}
+
+static int job_count(const char *s)
+{
+	char *end;
+	long n = strtol(s, &end, 10);
+
+	if (*end || end == s || n < 1 || n > 1024)
+		die("--jobs: '%s' is not a whole number from 1 to 1024", s);
+	return (int)n;
 }
 
 static int retries(const char *s)
@@ -190,6 +202,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 	};
 	int c;
 
+	opterr = 0;	/* one line of our own instead of getopt's and the whole usage */
 	while ((c = getopt_long(argc, argv, "j:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_ARCH: o->filter.arches = split_commas(optarg); break;
@@ -202,7 +215,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case O_MATRIX: o->run.matrix_dir = optarg; break;
 		case O_PATCHES: o->run.patch_dir = optarg; break;
 		case O_GUEST: o->run.guest_src = optarg; break;
-		case 'j': o->run.jobs = (int)positive_number("--jobs", optarg); break;
+		case 'j': o->run.jobs = job_count(optarg); break;
 		case O_TIMEOUT: o->run.boot_timeout = positive_number("--boot-timeout", optarg); break;
 		case O_BOOT_RETRIES: o->run.boot_retries = retries(optarg); break;
 		case O_BUILD_TIMEOUT:
@@ -228,7 +241,9 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case O_RESOLVE_WITH: resolve_with(optarg, &o->run); break;
 		case O_ARCH_BY_ARCH: o->run.arch_by_arch = 1; break;
 		case 'h': fputs(usage, stdout); exit(0);
-		default: fputs(usage, stderr); exit(EXIT_HARNESS);
+		default:
+			die("unknown option or missing value '%s'; 'kcmp-matrix --help' lists the "
+			    "options", argv[optind - 1]);
 		}
 	}
 	o->args = argv + optind;
@@ -246,21 +261,45 @@ static void clean_environment(void)
 		unsetenv(vars[i]);
 }
 
+/* How long a run waits for another that holds its cache or results: longer than a whole cold
+ * matrix on a slow machine, short enough that a nightly stuck behind a hung run says so. */
+enum { LOCK_WAIT_SECONDS = 6 * 3600 };
+
 /* One run at a time per directory: build directories and result files cannot be shared. A
- * second run waits for the first. The lock is released when the process ends. */
+ * second run waits for the first, up to LOCK_WAIT_SECONDS. The lock is released when the
+ * process ends. */
 static void lock_dir(const char *dir)
 {
 	char *path = xasprintf("%s/.lock", dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644), waited = 0;
 
 	if (fd < 0)
 		die("cannot open lock file '%s':", path);
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		warn("another kcmp-matrix run is using '%s'; waiting for it to finish", dir);
-		if (flock(fd, LOCK_EX))
+	while (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno != EWOULDBLOCK)
 			die("cannot lock '%s':", path);
+		if (waited == 0)
+			warn("another kcmp-matrix run is using '%s'; waiting for it to finish (at most "
+			     "%d s)", dir, LOCK_WAIT_SECONDS);
+		if (waited >= LOCK_WAIT_SECONDS)
+			die("another kcmp-matrix run has held '%s' for %d s; giving up (stop that run, "
+			    "or run again once it is done)", dir, waited);
+		sleep(1);
+		waited++;
 	}
 	free(path);	/* fd stays open: it holds the lock */
+}
+
+/* The cache and the results must be two directories: one run locks both, and would wait on
+ * itself forever. */
+static void check_apart(const char *cache_dir, const char *results_dir)
+{
+	char *c = realpath(cache_dir, NULL), *r = realpath(results_dir, NULL);
+
+	if (c && r && !strcmp(c, r))
+		die("--cache and --results name the same directory '%s'; give each its own", c);
+	free(c);
+	free(r);
 }
 
 /* A run killed with SIGKILL (or by a power cut) leaves what no handler could clean: children
@@ -599,6 +638,7 @@ static int run_command(struct options *o, struct matrix *m)
 	}
 	if (mkdir_p(o->run.results_dir) || mkdir_p(o->run.cache_dir))
 		die("cannot create '%s' or '%s':", o->run.results_dir, o->run.cache_dir);
+	check_apart(o->run.cache_dir, o->run.results_dir);
 	lock_dir(o->run.cache_dir);
 	lock_dir(o->run.results_dir);
 	clean_up_after_a_killed_run(o);

@@ -4,6 +4,7 @@
 #include "conf.h"
 #include "util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,8 +159,13 @@ static int load_matrix_conf(const char *dir, const char *path, struct matrix *m,
 					 MAX_SYMBOLS);
 				goto fail;
 			}
-			m->nsym = l->nword - 1;
-			for (int s = 0; s < m->nsym; s++) {
+			for (int s = 0; s < l->nword - 1; s++) {
+				if (matrix_symbol_index(m, l->word[s + 1]) >= 0) {
+					snprintf(err, errlen, "%s:%d: symbol '%s' is listed twice; list "
+						 "each once", path, l->lineno, l->word[s + 1]);
+					goto fail;
+				}
+				m->nsym = s + 1;
 				m->sym[s] = xstrdup(l->word[s + 1]);
 				m->build_order[s] = s;
 				matrix_set_type(m, s, 'b');
@@ -288,7 +294,7 @@ static int arch_attribute(struct arch *a, const struct conf_line *l, const char 
 		char *end;
 
 		*slot = strtod(l->word[1], &end);
-		if (*end || *slot <= 0) {
+		if (*end || end == l->word[1] || !isfinite(*slot) || *slot <= 0) {
 			snprintf(err, errlen, "%s: %s must be a positive number of seconds", where, kw);
 			return -1;
 		}

@@ -2486,6 +2486,46 @@ TEST(e2e_bad_input_exits_2)
 	free(dir);
 }
 
+/* Values that used to slip through: each is one line naming what is wrong, and exit 2, before
+ * anything is unpacked or built. */
+TEST(e2e_bad_values_exit_2)
+{
+	char *dir = scratch_copy("matrix", "matrix-bad-values");
+	char *conf = xasprintf("%s/matrix.conf", dir), *arch_conf = xasprintf("%s/arches.conf", dir);
+	char *text = read_file(conf, NULL);
+
+	expect_harness_error("jobs-half", (const char *[]){ "--jobs", "0.5", NULL },
+			     "--jobs: '0.5' is not a whole number from 1 to 1024");
+	expect_harness_error("jobs-huge", (const char *[]){ "--jobs", "1e12", NULL },
+			     "--jobs: '1e12' is not a whole number");
+	expect_harness_error("timeout-nan", (const char *[]){ "--boot-timeout", "nan", NULL },
+			     "--boot-timeout: 'nan' is not a positive number of seconds");
+	expect_harness_error("timeout-inf", (const char *[]){ "--build-timeout", "inf", NULL },
+			     "--build-timeout: 'inf' is not a positive number");
+	expect_harness_error("unknown-option", (const char *[]){ "--colour", NULL },
+			     "unknown option or missing value '--colour'; 'kcmp-matrix --help' "
+			     "lists the options");
+	/* the run would lock the one directory twice and wait on itself */
+	expect_harness_error("cache-is-results", (const char *[]){ "--results", cache, NULL },
+			     "--cache and --results name the same directory");
+	CHECK(text != NULL);
+	edit_file(conf, "symbols EXPERT KCMP", "symbols EXPERT KCMP KCMP");
+	expect_harness_error("symbol-twice", (const char *[]){ "--matrix", dir, NULL },
+			     "symbol 'KCMP' is listed twice");
+	/* a NUL ends a C string: the rest of the file must not be silently dropped */
+	write_file_atomic(conf, "format 1\n\0tree 6.1\n", 19);
+	expect_harness_error("nul-byte", (const char *[]){ "--matrix", dir, NULL },
+			     "matrix.conf:2: a NUL byte in a text file");
+	write_file_atomic(conf, text ? text : "", text ? strlen(text) : 0);
+	edit_file(arch_conf, "boot-timeout 60", "boot-timeout nan");
+	expect_harness_error("arch-timeout-nan", (const char *[]){ "--matrix", dir, NULL },
+			     "boot-timeout must be a positive number of seconds");
+	free(text);
+	free(arch_conf);
+	free(conf);
+	free(dir);
+}
+
 /* The second question (questions/membarrier), asked of real kernels on both arches with no
  * harness C of its own. Expected values read by hand from init/Kconfig: MEMBARRIER and RSEQ
  * are "if EXPERT", default y, and RSEQ selects MEMBARRIER. Its cells where both are off are
