@@ -765,6 +765,15 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 		out->timed_out = 1;
 		snprintf(out->first_error, sizeof(out->first_error), "the build did not finish within "
 			 "%.0f s; its make was killed (see %s)", b->timeout, log_path);
+	} else if (res.lost || res.status >= 128) {
+		out->machine_fault = 1;
+		if (res.lost)
+			snprintf(out->first_error, sizeof(out->first_error), "make's end could not be "
+				 "observed (its status was lost; see %s)", log_path);
+		else
+			snprintf(out->first_error, sizeof(out->first_error), "make was killed by signal "
+				 "%d, not by the harness (the OOM killer sends 9; see %s)",
+				 res.status - 128, log_path);
 	} else if (res.status == 0 && list_modules(b, out->modules, sizeof(out->modules))) {
 		snprintf(out->first_error, sizeof(out->first_error), "make succeeded but left no %.400s, "
 			 "which modules.order lists", out->modules);

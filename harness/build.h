@@ -49,6 +49,9 @@ struct build_ctx {
 struct build_outcome {
 	int ok;
 	int timed_out;		/* !ok because the build ran out of time (its group was killed) */
+	int machine_fault;	/* !ok because make was killed by a signal not ours (the OOM
+				 * killer) or its end was lost: the machine's fault, not the
+				 * kernel's, so nothing is cached and the build is tried again */
 	int synced;		/* b->syncconfig synced the configuration before make ran */
 	double seconds;
 	char first_error[512];	/* when !ok: the first compiler/linker error line */

@@ -372,7 +372,8 @@ void judge_cell(const struct judge_input *in, struct cell *c)
 		add_reason(&j, "%s", in->config_error);
 	} else if (in->build_error) {
 		add_reason(&j, "%s", in->build_error);
-		early_failure(&j, in->build_timed_out ? CELL_BUILD_TIMEOUT : CELL_BUILD_FAIL);
+		early_failure(&j, in->build_machine_fault ? CELL_ERROR
+				  : in->build_timed_out ? CELL_BUILD_TIMEOUT : CELL_BUILD_FAIL);
 	} else {
 		judge_boots(&j);
 	}

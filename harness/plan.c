@@ -195,6 +195,7 @@ static const char *const status_names[] = {
 	[CELL_TIMEOUT] = "TIMEOUT",
 	[CELL_CONFIG_FAIL] = "CONFIG_FAIL", [CELL_XFAIL] = "XFAIL",
 	[CELL_XPASS] = "XPASS",		   [CELL_CONFIG_OK] = "CONFIG_OK",
+	[CELL_ERROR] = "ERROR",
 };
 
 const char *cell_status_name(enum cell_status s)

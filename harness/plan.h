@@ -28,6 +28,8 @@ enum cell_status {
 	CELL_XPASS,		/* passed, though the variant's xfail file says it fails */
 	CELL_CONFIG_OK,		/* a config-only run (nothing built or booted): predicted ==
 				 * resolved */
+	CELL_ERROR,		/* the machine or the harness failed, not the kernel: a make
+				 * killed by a signal not ours, or whose end was lost, twice */
 	CELL_NSTATUS		/* how many statuses there are */
 };
 

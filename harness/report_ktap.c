@@ -23,7 +23,8 @@ static const char *directive(enum cell_status s)
 	case CELL_BUILD_TIMEOUT: return "TIMEOUT";
 	case CELL_BUILD_FAIL:
 	case CELL_CONFIG_FAIL:
-	case CELL_BOOT_FAIL: return "ERROR";
+	case CELL_BOOT_FAIL:
+	case CELL_ERROR: return "ERROR";
 	default: return NULL;
 	}
 }

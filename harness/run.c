@@ -801,9 +801,17 @@ static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 		cache_begin(&g->cache, g->kernel_kind, tag);
 		if (build_kernel(&g->ab->b, config, tag, log, image, &bo, err, errlen))
 			goto out;
+		if (bo.machine_fault) {	/* the machine's noise: once more */
+			progress_line(g->pg, 0, "%s %s kernel %s: %s; building it again",
+				      g->m->arch[g->arch].name, g->m->variant[g->variant].name, tag,
+				      bo.first_error);
+			if (build_kernel(&g->ab->b, config, tag, log, image, &bo, err, errlen))
+				goto out;
+		}
 		g->ab->built++;
-		/* a timeout says nothing about the kernel: nothing is cached, the next run retries */
-		if (!bo.timed_out) {
+		/* a timeout or the machine's fault says nothing about the kernel: nothing is
+		 * cached, the next run builds it again */
+		if (!bo.timed_out && !bo.machine_fault) {
 			if (!bo.ok)
 				cache_put_text(&g->cache, g->kernel_kind, tag, "failed", bo.first_error);
 			else	/* marks the entry complete */
@@ -826,7 +834,8 @@ static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 		c->modules = bo.ok ? xstrdup(bo.modules) : NULL;
 		if (!bo.ok) {
 			judge_cell(&(struct judge_input){ .m = g->m, .build_error = bo.first_error,
-							  .build_timed_out = bo.timed_out }, c);
+							  .build_timed_out = bo.timed_out,
+							  .build_machine_fault = bo.machine_fault }, c);
 		} else if (boot_cell(g, c, image, err, errlen)) {
 			goto out;
 		}

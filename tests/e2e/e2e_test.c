@@ -992,6 +992,75 @@ TEST(e2e_compile_error_is_build_fail)
 	run_free(&r);
 }
 
+/* A copy of a fake make at a path of the test's own: the kernel cache is keyed by the make
+ * program, so no other run's entries answer for it. Returns the path (free it). */
+static char *own_make(const char *name, const char *fake)
+{
+	char *path = xasprintf("%s/%s", scratch, name);
+	char *text = read_file(fake, NULL);
+
+	CHECK(text && write_file_atomic(path, text, strlen(text)) == 0 && chmod(path, 0755) == 0);
+	free(text);
+	return path;
+}
+
+/* A make that the machine killed (SIGKILL, as the OOM killer does) says nothing about the
+ * kernel: the cell is ERROR, the build was tried once more, and nothing was cached, so the
+ * next run builds again. */
+TEST(e2e_killed_make_is_error_and_not_cached)
+{
+	char *make = own_make("make-killed", "tests/fakes/make-killed");
+	char *state = xasprintf("%s/make-killed.state", scratch), *builds;
+	const char *args[] = { "--arch", "x86_64", "--only", OFF, "--make", make, NULL };
+	struct run r;
+
+	unlink(state);
+	setenv("KCMPM_FAKE_STATE", state, 1);
+	r = harness_run("make-killed", args);
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", OFF, "ERROR\t-\t-\t-\tnnnny\tmake was killed by signal 9, not "
+		    "by the harness");
+	CHECK_CONTAINS(r.out, "building it again");
+	run_free(&r);
+	r = harness_run("make-killed-again", args);
+	unsetenv("KCMPM_FAKE_STATE");
+	expect_cell(&r, "x86_64", OFF, "ERROR\t");
+	builds = read_file(state, NULL);
+	CHECK(builds && count(builds, "build") == 4);	/* two runs, each with its retry */
+	run_free(&r);
+	free(builds);
+	free(state);
+	free(make);
+}
+
+/* A cached build failure does not outlive a rebuild: a make that failed, then a fixed one at
+ * the same path with FORCE=all, then a plain rerun: PASS both times, from the new entry. */
+TEST(e2e_force_all_clears_a_cached_build_failure)
+{
+	char *make = own_make("make-fixed-later", "tests/fakes/make-compile-error");
+	const char *args[] = { "--arch", "x86_64", "--only", OFF, "--make", make, NULL, NULL, NULL };
+	static const char fixed[] = "#!/bin/sh\nexec make \"$@\"\n";
+	struct run r;
+
+	r = harness_run("make-broken", args);
+	expect_cell(&r, "x86_64", OFF, "BUILD_FAIL\t");
+	run_free(&r);
+	CHECK(write_file_atomic(make, fixed, sizeof(fixed) - 1) == 0);
+	args[6] = "--force";
+	args[7] = "all";
+	r = harness_run("make-fixed-forced", args);
+	CHECK(r.status == 0);
+	expect_cell(&r, "x86_64", OFF, "PASS\t");
+	run_free(&r);
+	args[6] = NULL;
+	r = harness_run("make-fixed-cached", args);
+	CHECK(r.status == 0);
+	expect_cell(&r, "x86_64", OFF, "PASS\t");
+	CHECK_CONTAINS(r.out, "build cached");
+	run_free(&r);
+	free(make);
+}
+
 /* How a run with the fake make-meets-other-arch went on both arches: *met is 1 when each
  * arch's make saw the other's start before it ended, *alone 1 when one of them waited for
  * the other in vain. The fake make is copied to a path of the run's own, so the cache (keyed

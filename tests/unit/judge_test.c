@@ -353,6 +353,25 @@ TEST(judge_xfail_covers_its_kind_only)
 	}
 }
 
+/* A make the machine killed is ERROR, not the kernel's BUILD_FAIL, and not xfail's either. */
+TEST(judge_machine_fault_is_error)
+{
+	struct cell c = { 0 };
+	char err[256];
+
+	load_matrix();
+	memcpy(c.requested, "yynny", 5);
+	memcpy(c.resolved, "yynny", 5);
+	c.variant = matrix_variant_index(&m, "v1");
+	CHECK(rules_predict(&m.variant[c.variant].rules, c.requested, &c.predicted, err,
+			    sizeof(err)) == 0);
+	judge_cell(&(struct judge_input){ .m = &m, .build_error = "make was killed by signal 9",
+					  .build_machine_fault = 1 }, &c);
+	CHECK(c.status == CELL_ERROR && !cell_ok(&c));
+	CHECK_CONTAINS(c.reason, "make was killed by signal 9");
+	free_cell(&c);
+}
+
 __attribute__((destructor)) static void free_matrix(void)
 {
 	if (m.nsym)
