@@ -422,6 +422,8 @@ static int diff_command(const struct options *o, struct matrix *m)
 		    fallback);
 	load_run(o->args[0], m, &old, &ri_old);
 	load_run(o->args[1] ? o->args[1] : fallback, m, &new_, &ri_new);
+	free_strings(ri_old.whole_plan);
+	free_strings(ri_new.whole_plan);
 	text = diff_text(m, &old, &new_, &new_failures);
 	fputs(text, stdout);
 	free(text);
@@ -447,8 +449,65 @@ static void copy_cell_files(const struct matrix *m, const struct plan *p, const 
 	}
 }
 
-/* kcmp-matrix merge DIR...: one results directory from the shards' ones. Every shard K/N of
- * one N must be there, once. */
+/* A cell from its report_cell_name(): 0, or -1 when the name is no cell of the matrix. */
+static int cell_from_name(const struct matrix *m, const char *name, struct cell *c)
+{
+	char tree[64], variant[64], arch[64], combo[512], *save = NULL;
+	int n = 0;
+
+	*c = (struct cell){ .status = CELL_PENDING };
+	if (sscanf(name, "%63s %63s %63s %511s", tree, variant, arch, combo) != 4)
+		return -1;
+	c->tree = matrix_tree_index(m, tree);
+	c->variant = matrix_variant_index(m, variant);
+	c->arch = matrix_arch_index(m, arch);
+	for (char *t = strtok_r(combo, ",", &save); t; t = strtok_r(NULL, ",", &save), n++) {
+		char *eq = strchr(t, '=');
+		int s;
+
+		if (!eq || eq[1] == 0 || eq[2] != 0)
+			return -1;
+		*eq = 0;
+		s = matrix_symbol_index(m, t);
+		if (s < 0)
+			return -1;
+		c->requested[s] = eq[1];
+	}
+	return c->tree < 0 || c->variant < 0 || c->arch < 0 || n != m->nsym ? -1 : 0;
+}
+
+/* The cells of the whole run that no shard given reported: PENDING, with why. */
+static void add_missing_cells(const struct matrix *m, struct plan *all, char **whole, int n)
+{
+	for (int w = 0; whole[w]; w++) {
+		int found = 0, k = 0, nw = 0;
+
+		for (int i = 0; i < all->ncell && !found; i++) {
+			char *name = report_cell_name(m, &all->cell[i]);
+
+			found = !strcmp(name, whole[w]);
+			free(name);
+		}
+		if (found)
+			continue;
+		while (whole[nw])
+			nw++;
+		/* plan_shard's slices: shard k holds [(k-1)*N/n, k*N/n) */
+		while (k < n && (long)w >= (long)(k + 1) * nw / n)
+			k++;
+		all->cell = xrealloc(all->cell, (size_t)(all->ncell + 1) * sizeof(*all->cell));
+		if (cell_from_name(m, whole[w], &all->cell[all->ncell]))
+			die("merge: a shard's whole_plan names '%s', which is no cell of matrix/",
+			    whole[w]);
+		snprintf(all->cell[all->ncell].reason, sizeof(all->cell[0].reason), "not run: "
+			 "shard %d/%d did not report", k + 1, n);
+		all->ncell++;
+	}
+}
+
+/* kcmp-matrix merge DIR...: one results directory from the shards' ones. Each shard K/N of
+ * one N at most once; a shard that is missing (its runner died) leaves its cells not run
+ * (PENDING, named in the table and the JSON), never passing, and the merge exits 1. */
 static int merge_command(const struct options *o, struct matrix *m)
 {
 	struct plan all = { 0 }, previous = { 0 };
@@ -458,11 +517,12 @@ static int merge_command(const struct options *o, struct matrix *m)
 
 	for (; o->args[nshard]; nshard++) {
 		struct plan one = { 0 };
-		struct run_info one_ri = { 0 };
+		struct run_info one_ri = { .whole_plan = ri.whole_plan };
 		char *path = xasprintf("%s/matrix.json", o->args[nshard]);
 		int k = 0, of = 0;
 
 		load_run(path, m, &one, &one_ri);
+		ri.whole_plan = one_ri.whole_plan;
 		if (sscanf(one_ri.shard, "%d/%d", &k, &of) != 2 || of < 1 || of > 1024 || k < 1 ||
 		    k > of || (n && of != n) || seen[k - 1]++)
 			die("merge: '%s' is not one shard of the same run as the others (its shard is "
@@ -482,15 +542,23 @@ static int merge_command(const struct options *o, struct matrix *m)
 				 one_ri.partial);
 		free(path);
 	}
-	if (nshard == 0 || nshard != n)
+	if (nshard == 0 || (nshard != n && !ri.whole_plan))
 		die("merge: %d shard directories given, but the shards say there are %d; give all of "
 		    "them", nshard, n);
+	if (nshard != n) {
+		add_missing_cells(m, &all, ri.whole_plan, n);
+		snprintf(ri.partial, sizeof(ri.partial), "%d of %d shards reported; the cells of the "
+			 "others did not run", nshard, n);
+	}
+	free_strings(ri.whole_plan);
+	ri.whole_plan = NULL;
 	if (plan_index(m, &all, err, sizeof(err)))
 		die("merge: %s", err);
 	if (o->previous) {
 		struct run_info unused = { 0 };
 
 		load_run(o->previous, m, &previous, &unused);
+		free_strings(unused.whole_plan);
 	}
 	write_results(o, m, &all, &ri, o->previous ? &previous : NULL, 0);
 	plan_free(&previous);
@@ -635,6 +703,7 @@ static int run_command(struct options *o, struct matrix *m)
 		struct run_info unused = { 0 };
 
 		load_run(o->previous, m, &previous, &unused);
+		free_strings(unused.whole_plan);
 	}
 	if (mkdir_p(o->run.results_dir) || mkdir_p(o->run.cache_dir))
 		die("cannot create '%s' or '%s':", o->run.results_dir, o->run.cache_dir);
@@ -653,6 +722,9 @@ static int run_command(struct options *o, struct matrix *m)
 		    "symbols (say %s=y,%s=n,...), and the tree if there are several (TREES=)",
 		    p.ncell, m->nsym, m->sym[0], m->sym[m->nsym > 1 ? 1 : 0]);
 	if (o->shard_n) {
+		ri.whole_plan = xcalloc((size_t)p.ncell + 1, sizeof(*ri.whole_plan));
+		for (int i = 0; i < p.ncell; i++)
+			ri.whole_plan[i] = report_cell_name(m, &p.cell[i]);
 		plan_shard(&p, o->shard_k, o->shard_n);
 		snprintf(ri.shard, sizeof(ri.shard), "%d/%d", o->shard_k, o->shard_n);
 		if (p.ncell == 0)
@@ -683,6 +755,7 @@ static int run_command(struct options *o, struct matrix *m)
 		status = shell_boot(&o->run, m, &trees[p.cell[0].tree], &p.cell[0], o->busybox);
 	plan_free(&p);
 	plan_free(&previous);
+	free_strings(ri.whole_plan);
 	for (int t = 0; t < m->ntree; t++)
 		tree_free(&trees[t]);
 	return status;

@@ -379,6 +379,16 @@ char *report_markdown(const struct matrix *m, const struct plan *p, const struct
 	return text;
 }
 
+char *report_cell_name(const struct matrix *m, const struct cell *c)
+{
+	char *combo = plan_combo_name(m, c->combo);
+	char *name = xasprintf("%s %s %s %s", m->tree[c->tree].name, m->variant[c->variant].name,
+			       m->arch[c->arch].name, combo);
+
+	free(combo);
+	return name;
+}
+
 char *report_json(const struct matrix *m, const struct plan *p, const struct run_info *ri)
 {
 	struct strbuf sb = { 0 };
@@ -398,6 +408,12 @@ char *report_json(const struct matrix *m, const struct plan *p, const struct run
 		json_field(&sb, "shard", ri->shard, 0);
 	if (ri->partial[0])
 		json_field(&sb, "partial", ri->partial, 0);
+	if (ri->whole_plan) {	/* so a merge can name the cells of a shard that never reported */
+		sb_printf(&sb, "\"whole_plan\": [");
+		for (int i = 0; ri->whole_plan[i]; i++)
+			sb_printf(&sb, "%s\"%s\"", i ? ", " : "", ri->whole_plan[i]);
+		sb_printf(&sb, "],\n  ");
+	}
 	sb_printf(&sb, "\"seconds\": %.1f, \"harness_max_rss_kib\": %ld,\n  \"symbols\": [",
 		  ri->seconds, ri->max_rss_kib);
 	for (int s = 0; s < m->nsym; s++)

@@ -21,7 +21,14 @@ struct run_info {
 	char partial[2560];	/* why the run stopped before its last cell, or "": complete */
 	double seconds;
 	long max_rss_kib;	/* the harness's own peak resident memory */
+	char **whole_plan;	/* a shard's: every cell of the run it is a slice of, as
+				 * report_cell_name() names it, NULL-terminated; else NULL.
+				 * Free with free_strings. */
 };
+
+/* "6.1 v3 x86_64 EXPERT=y,KCMP=n,...": a cell by its tree, variant, arch and combination.
+ * Caller frees. */
+char *report_cell_name(const struct matrix *m, const struct cell *c);
 
 char *report_table(const struct matrix *m, const struct plan *p);
 /* matrix.md (and what a run prints): the table, led by a line saying why the run stopped when

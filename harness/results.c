@@ -183,6 +183,26 @@ static int read_trees(const struct json *doc, struct matrix *m, char *err, size_
 	return 0;
 }
 
+/* "whole_plan": [names...]: a shard's record of the whole run. */
+static int read_whole_plan(const struct json *list, struct run_info *ri, char *err, size_t errlen)
+{
+	if (!list)
+		return 0;
+	if (list->type != JSON_ARRAY) {
+		snprintf(err, errlen, "whole_plan is not a list of cell names");
+		return -1;
+	}
+	ri->whole_plan = xcalloc((size_t)list->n + 1, sizeof(*ri->whole_plan));
+	for (int i = 0; i < list->n; i++) {
+		if (list->item[i].type != JSON_STRING) {
+			snprintf(err, errlen, "whole_plan is not a list of cell names");
+			return -1;
+		}
+		ri->whole_plan[i] = xstrdup(list->item[i].string);
+	}
+	return 0;
+}
+
 static int read_document(const struct json *doc, struct matrix *m, struct plan *p,
 			 struct run_info *ri, char *err, size_t errlen)
 {
@@ -208,6 +228,8 @@ static int read_document(const struct json *doc, struct matrix *m, struct plan *
 		 json_get_string(doc, "shard") ? json_get_string(doc, "shard") : "");
 	snprintf(ri->partial, sizeof(ri->partial), "%s",
 		 json_get_string(doc, "partial") ? json_get_string(doc, "partial") : "");
+	if (!ri->whole_plan && read_whole_plan(json_get(doc, "whole_plan"), ri, err, errlen))
+		return -1;
 	ri->seconds += json_get_number(doc, "seconds", 0);
 	if (json_get_number(doc, "harness_max_rss_kib", 0) > ri->max_rss_kib)
 		ri->max_rss_kib = (long)json_get_number(doc, "harness_max_rss_kib", 0);
