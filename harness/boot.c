@@ -24,6 +24,13 @@ static char *kernel_cmdline(const struct boot_req *r)
 	return sb.s;
 }
 
+/* Every guest: no default devices, no user config, no network, no display or monitor, the
+ * serial console on QEMU's stdio, and QEMU ends when the guest reboots (arches.conf may add
+ * only the machine, its accelerator, CPU, memory and CPU count: matrix.c). */
+static const char *const isolated[] = { "-nodefaults", "-no-user-config", "-nic", "none",
+					"-display", "none", "-monitor", "none", "-serial", "stdio",
+					"-no-reboot" };
+
 const char **boot_argv(const struct boot_req *r, char **cmdline)
 {
 	int n = 0, nq = 0;
@@ -32,10 +39,12 @@ const char **boot_argv(const struct boot_req *r, char **cmdline)
 	while (r->arch->qemu[nq])
 		nq++;
 	*cmdline = kernel_cmdline(r);
-	argv = xcalloc((size_t)nq + 8, sizeof(*argv));
+	argv = xcalloc((size_t)nq + 8 + sizeof(isolated) / sizeof(isolated[0]), sizeof(*argv));
 	argv[n++] = r->qemu ? r->qemu : r->arch->qemu[0];
 	for (int i = 1; i < nq; i++)
 		argv[n++] = r->arch->qemu[i];
+	for (size_t i = 0; i < sizeof(isolated) / sizeof(isolated[0]); i++)
+		argv[n++] = isolated[i];
 	argv[n++] = "-kernel";
 	argv[n++] = r->kernel;
 	argv[n++] = "-initrd";

@@ -127,6 +127,27 @@ static double positive_number(const char *opt, const char *s)
 	return v;
 }
 
+/* Is prog a program exec can run: a path to an executable file, or a name of one in PATH? */
+static int executable(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char *copy, *save = NULL;
+	int found = 0;
+	struct stat st;
+
+	if (strchr(prog, '/'))
+		return stat(prog, &st) == 0 && S_ISREG(st.st_mode) && access(prog, X_OK) == 0;
+	copy = xstrdup(path ? path : "/usr/bin:/bin");
+	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *full = xasprintf("%s/%s", *d ? d : ".", prog);
+
+		found = stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0;
+		free(full);
+	}
+	free(copy);
+	return found;
+}
+
 static int job_count(const char *s)
 {
 	char *end;
@@ -222,7 +243,14 @@ static void parse_args(int argc, char **argv, struct options *o)
 			o->run.build_timeout = positive_number("--build-timeout", optarg);
 			break;
 		case O_MAKE: o->run.make = optarg; break;
-		case O_QEMU: o->run.qemu = optarg; break;
+		case O_QEMU:
+			/* it runs in place of the arch's QEMU, whose line is checked: no shell, no
+			 * words, one program */
+			if (!executable(optarg))
+				die("--qemu: '%s' is not an executable program (a path, or a name in "
+				    "PATH)", optarg);
+			o->run.qemu = optarg;
+			break;
 		case O_FORCE:
 			if (!strcmp(optarg, "boot"))
 				o->run.force = FORCE_BOOT;

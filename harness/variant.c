@@ -34,6 +34,18 @@ char *variant_series_dir(const char *patch_dir, const char *version)
 	return dir;
 }
 
+/* Does a relative name stay inside its folder: not absolute, no ".." part? */
+static int stays_inside(const char *name, size_t len)
+{
+	if (len == 0 || name[0] == '/')
+		return 0;
+	for (size_t i = 0; i + 1 < len; i++)
+		if (name[i] == '.' && name[i + 1] == '.' && (i == 0 || name[i - 1] == '/') &&
+		    (i + 2 == len || name[i + 2] == '/'))
+			return 0;
+	return 1;
+}
+
 char **variant_series(const char *patch_dir, char *err, size_t errlen)
 {
 	char *path = xasprintf("%s/series", patch_dir), *text = read_file(path, NULL);
@@ -59,6 +71,15 @@ char **variant_series(const char *patch_dir, char *err, size_t errlen)
 		end = line + strlen(line);
 		while (end > line && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
 			*--end = 0;
+		if (*line && !stays_inside(line, strlen(line))) {
+			snprintf(err, errlen, "%s: '%s' is not a patch inside the series' folder (no "
+				 "leading '/', no '..'); name the patch file beside the series", path,
+				 line);
+			free_strings(list);
+			free(text);
+			free(path);
+			return NULL;
+		}
 		if (*line)
 			list_add(&list, &n, xasprintf("%s/%s", patch_dir, line));
 	}
@@ -163,6 +184,31 @@ static void renew_file(const char *path)
 	free(data);
 }
 
+/* patch -p1 would write a file wherever such a name points. */
+char *variant_name_outside_tree(const char *text)
+{
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		const char *s, *e;
+
+		if (strncmp(p, "+++ ", 4) && strncmp(p, "--- ", 4))
+			continue;
+		s = p + 4;
+		e = s;
+		while (*e && *e != '\n' && *e != '\t')
+			e++;
+		if (!strncmp(s, "/dev/null", 9))
+			continue;
+		/* -p1 strips the first part ("a/", "b/") */
+		while (s < e && *s != '/')
+			s++;
+		if (s < e)
+			s++;
+		if (!stays_inside(s, (size_t)(e - s)))
+			return strndup(p + 4, (size_t)(e - p - 4));
+	}
+	return NULL;
+}
+
 /* Applies the series to a fresh copy in tmp. Returns the files the patches touch. */
 static char **make_tree(char **patches, const char *pristine, const char *tmp, const char *log,
 			char *err, size_t errlen)
@@ -183,11 +229,22 @@ static char **make_tree(char **patches, const char *pristine, const char *tmp, c
 		char *abs = realpath(patches[i], NULL), *text;
 		const char *argv[] = { "patch", "-p1", "-N", "--no-backup-if-mismatch",
 				       "--reject-file=-", "-d", tmp, "-i", abs, NULL };
-		char **files;
+		char **files, *outside;
 		int rc;
 
 		if (!abs) {
 			snprintf(err, errlen, "cannot find patch '%s' named in the series", patches[i]);
+			goto fail;
+		}
+		text = read_file(abs, NULL);
+		outside = text ? variant_name_outside_tree(text) : NULL;
+		free(text);
+		if (outside) {
+			snprintf(err, errlen, "patch '%s' names '%s', outside the kernel tree (an "
+				 "absolute name or '..'); refused before patch ran", patches[i],
+				 outside);
+			free(outside);
+			free(abs);
 			goto fail;
 		}
 		rc = run_tool(argv, log, err, errlen);

@@ -44,5 +44,8 @@ char **variant_series(const char *patch_dir, char *err, size_t errlen);
 
 /* The files a patch text modifies ("+++ b/path" lines), NULL-terminated. */
 char **variant_patched_files(const char *patch_text);
+/* The first file name of a patch's "--- "/"+++ " lines that -p1 would put outside the tree it
+ * applies to (absolute, or with a ".." part), or NULL when there is none. Caller frees. */
+char *variant_name_outside_tree(const char *patch_text);
 
 #endif

@@ -171,7 +171,7 @@ static const char good_arches[] = "format 1\narch x86_64\n\tkernel-arch x86_64\n
 				  "\tcross-compile -\n\tmake-target bzImage\n"
 				  "\timage arch/x86/boot/bzImage\n\tconsole ttyS0\n"
 				  "\tboot-timeout 60\n\tbuild-timeout 600\n"
-				  "\tqemu qemu-system-x86_64 -nic none\n";
+				  "\tqemu qemu-system-x86_64 -machine pc -m 128\n";
 
 TEST(matrix_tree_and_host_errors)
 {
@@ -223,7 +223,8 @@ TEST(matrix_arches_errors)
 		       "arches.conf:2: expected 'arch NAME'");
 }
 
-/* Guests get no network and no host files: arches.conf cannot give them any. */
+/* Guests get no network and no host files: arches.conf may give only the machine, its
+ * accelerator, CPU, memory and CPU count, with plain values; QEMU's --opt is -opt. */
 TEST(matrix_qemu_lines_keep_guests_isolated)
 {
 	static const char head[] = "format 1\narch x86_64\n\tkernel-arch x86_64\n\tcross-compile -\n"
@@ -232,11 +233,22 @@ TEST(matrix_qemu_lines_keep_guests_isolated)
 	static const struct {
 		const char *qemu, *message;
 	} lines[] = {
-		{ "qemu-system-x86_64 -nic none -serial stdio", "(loaded)" },
-		{ "qemu-system-x86_64 -nic user", "qemu option '-nic' would give the guest a network" },
-		{ "qemu-system-x86_64 -drive file=/etc/passwd", "qemu option '-drive'" },
+		{ "qemu-system-x86_64 -machine pc -accel tcg -cpu max,pauth-impdef=on -m 128 -smp 1",
+		  "(loaded)" },
+		{ "qemu-system-x86_64 --machine pc", "(loaded)" },
+		{ "qemu-system-x86_64 -nic user", "qemu option '-nic' is not one arches.conf may give" },
+		{ "qemu-system-x86_64 --nic user", "qemu option '--nic' is not one" },
+		{ "qemu-system-x86_64 -drive file=/etc/passwd", "qemu option '-drive' is not one" },
+		{ "qemu-system-x86_64 --drive file=/etc/passwd", "qemu option '--drive' is not one" },
 		{ "qemu-system-x86_64 -virtfs local,path=/", "qemu option '-virtfs'" },
 		{ "qemu-system-x86_64 -netdev user,id=n", "qemu option '-netdev'" },
+		{ "qemu-system-x86_64 -fw_cfg file=/etc/shadow", "qemu option '-fw_cfg'" },
+		{ "qemu-system-x86_64 -serial file:/tmp/x", "qemu option '-serial'" },
+		{ "qemu-system-x86_64 -bios /etc/passwd", "qemu option '-bios'" },
+		{ "qemu-system-x86_64 -machine virt,dumpdtb=x.dtb", "names a host file or program" },
+		{ "qemu-system-x86_64 -machine pc,firmware=/x", "needs a plain value" },
+		{ "qemu-system-x86_64 -m", "needs a plain value" },
+		{ "qemu-system-x86_64 -m -nic", "needs a plain value" },
 	};
 
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {

@@ -1,0 +1,48 @@
+/* A variant's series and patches: nothing in them may reach outside its folder or the tree. */
+#define _GNU_SOURCE
+#include "check.h"
+#include "util.h"
+#include "variant.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A series entry is a patch beside the series: no absolute name, no "..". */
+TEST(variant_series_stays_in_its_folder)
+{
+	char dir[] = "/tmp/kcmpm-series-XXXXXX", err[512] = "", *series, **list;
+
+	CHECK(mkdtemp(dir) != NULL);
+	series = xasprintf("%s/series", dir);
+	CHECK(write_file_atomic(series, "0001-a.patch\nsub/0002-b.patch # fine\n..x.patch\n", 47) == 0);
+	list = variant_series(dir, err, sizeof(err));
+	CHECK(list && list[0] && list[1] && list[2] && !list[3]);
+	free_strings(list);
+	CHECK(write_file_atomic(series, "0001-a.patch\n../../etc/passwd\n", 30) == 0);
+	CHECK(variant_series(dir, err, sizeof(err)) == NULL);
+	CHECK_CONTAINS(err, "'../../etc/passwd' is not a patch inside the series' folder");
+	CHECK(write_file_atomic(series, "/etc/passwd\n", 12) == 0);
+	CHECK(variant_series(dir, err, sizeof(err)) == NULL);
+	CHECK_CONTAINS(err, "'/etc/passwd' is not a patch inside");
+	remove_tree(dir);
+	free(series);
+}
+
+/* A patched file name is checked as patch -p1 reads it, on both its --- and +++ lines. */
+TEST(variant_patch_names_stay_in_the_tree)
+{
+	char *out;
+
+	CHECK(variant_name_outside_tree("--- a/kernel/kcmp.c\n+++ b/kernel/kcmp.c\n@@ -1 +1 @@\n") ==
+	      NULL);
+	CHECK(variant_name_outside_tree("--- /dev/null\n+++ b/new..file.c\n") == NULL);
+	out = variant_name_outside_tree("--- a/kernel/kcmp.c\n+++ b/../../etc/cron.d/x\n");
+	CHECK_STR(out, "b/../../etc/cron.d/x");
+	free(out);
+	out = variant_name_outside_tree("--- a//etc/passwd\t2021-01-01\n+++ b/x\n");
+	CHECK_STR(out, "a//etc/passwd");
+	free(out);
+	out = variant_name_outside_tree("+++ b/kernel/..\n");
+	CHECK_STR(out, "b/kernel/..");
+	free(out);
+}
