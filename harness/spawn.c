@@ -66,7 +66,8 @@ void spawn_set_exit_note(const char *note)
 	pthread_mutex_unlock(&exit_note_lock);
 }
 
-static void on_fatal_signal(int sig)
+/* The way out of a fatal signal: the note, then 128+sig. */
+static void exit_on_signal(int sig)
 {
 	const char *note = exit_note[exit_note_current];
 
@@ -78,14 +79,26 @@ static void on_fatal_signal(int sig)
 	_exit(128 + sig);
 }
 
+/* Children die at once; a file being written is finished first (util.h's exit guard), then
+ * the write's end takes the way out. */
+static void on_fatal_signal(int sig)
+{
+	spawn_kill_all();
+	if (exit_guard_defer(sig))
+		return;
+	exit_on_signal(sig);
+}
+
 void spawn_install_signal_handlers(void)
 {
-	struct sigaction sa = { .sa_handler = on_fatal_signal };
+	/* SA_RESTART: the write a deferred signal interrupted goes on to its end */
+	struct sigaction sa = { .sa_handler = on_fatal_signal, .sa_flags = SA_RESTART };
 
 	sigfillset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	exit_guard_set(exit_on_signal);
 }
 
 static void sleep_seconds(double s)

@@ -143,26 +143,50 @@ static char *only_subdir(const char *dir)
 	return found;
 }
 
+/* An unpack a killed run left (.unpack.<pid>, about 1 GB): the cache is locked by this run,
+ * so none of them is anyone's work in progress. */
+static void remove_stale_unpacks(const char *src_dir)
+{
+	DIR *d = opendir(src_dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)))
+		if (!strncmp(e->d_name, ".unpack.", 8) && strcmp(e->d_name, ".unpack.log")) {
+			char *path = xasprintf("%s/%s", src_dir, e->d_name);
+
+			warn("removing '%s', an unpack an interrupted run left", path);
+			remove_tree(path);
+			free(path);
+		}
+	if (d)
+		closedir(d);
+}
+
+/* The unpack's time limit: 15 s on this machine, a minute on a slow one; a tar that takes
+ * half an hour is stuck. */
+enum { UNPACK_TIMEOUT = 1800 };
+
 static int unpack(const char *tarball, const char *src_dir, const char *final, char *err,
 		  size_t errlen)
 {
 	char *tmp = xasprintf("%s/.unpack.%ld", src_dir, (long)getpid());
 	char *log = xasprintf("%s/.unpack.log", src_dir);
 	const char *argv[] = { "tar", "-xf", tarball, "-C", tmp, NULL };
-	struct spawn_result res;
+	struct spawn_result res = { 0 };
 	char *top = NULL;
 	int rc = -1;
 
 	fprintf(stderr, "kcmp-matrix: unpacking %s into %s (once; about 15 s)\n", tarball, final);
-	remove_tree(tmp);
+	remove_stale_unpacks(src_dir);
 	if (mkdir_p(tmp)) {
 		snprintf(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
 	unlink(log);
-	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log }, &res) || res.status) {
-		snprintf(err, errlen, "unpacking '%s' failed (see %s); is the disk full?", tarball,
-			 log);
+	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log,
+					   .timeout = UNPACK_TIMEOUT }, &res) || res.status) {
+		snprintf(err, errlen, "unpacking '%s' %s (see %s); is the disk full?", tarball,
+			 res.timed_out ? "did not finish within its time limit" : "failed", log);
 		goto out;
 	}
 	top = only_subdir(tmp);

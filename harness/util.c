@@ -7,6 +7,7 @@
 #include <ftw.h>
 #include <dirent.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,7 +153,48 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
+/* Writes in progress in any thread, and a fatal signal that came meanwhile (see util.h). */
+static volatile sig_atomic_t writes_in_progress, deferred_signal;
+static void (*deferred_exit)(int sig);
+
+void exit_guard_set(void (*exit_fn)(int sig))
+{
+	deferred_exit = exit_fn;
+}
+
+int exit_guard_defer(int sig)
+{
+	if (!deferred_exit || __atomic_load_n(&writes_in_progress, __ATOMIC_SEQ_CST) == 0)
+		return 0;
+	deferred_signal = sig;
+	return 1;
+}
+
+static void write_begin(void)
+{
+	__atomic_add_fetch(&writes_in_progress, 1, __ATOMIC_SEQ_CST);
+}
+
+static void write_end(void)
+{
+	if (__atomic_sub_fetch(&writes_in_progress, 1, __ATOMIC_SEQ_CST) == 0 && deferred_signal &&
+	    deferred_exit)
+		deferred_exit(deferred_signal);
+}
+
+static int write_file_guarded(const char *path, const char *data, size_t len);
+
 int write_file_atomic(const char *path, const char *data, size_t len)
+{
+	int rc;
+
+	write_begin();
+	rc = write_file_guarded(path, data, len);
+	write_end();
+	return rc;
+}
+
+static int write_file_guarded(const char *path, const char *data, size_t len)
 {
 	/* the thread in the name too: each arch's thread writes files (run.c) */
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)gettid());

@@ -32,6 +32,14 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Reads a whole file into a NUL-terminated buffer; *len (if given) gets its length. */
 char *read_file(const char *path, size_t *len);
 /* Writes data to path through a temporary file, fsync and rename: readers see old or new. */
+/* A fatal signal (SIGINT, SIGTERM) that arrives while write_file_atomic() is writing waits
+ * for the write to end, so an interrupted run leaves whole files and no temporary ones: the
+ * signal handler asks exit_guard_defer(sig), which says 1 when a write is in progress (the
+ * handler then returns), and the last write to end calls the function given to
+ * exit_guard_set() with the signal. */
+void exit_guard_set(void (*exit_fn)(int sig));
+int exit_guard_defer(int sig);
+
 int write_file_atomic(const char *path, const char *data, size_t len);
 /* Removes the temporary files write_file_atomic leaves when the process is killed mid-write
  * (name.tmp.<pid>) anywhere under dir; a missing dir is fine. Returns how many. */

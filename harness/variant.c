@@ -158,13 +158,23 @@ static void patch_problem(const char *log_path, char *buf, size_t len)
 	free(log);
 }
 
+/* A copy of the tree with cp -al and a patch each take seconds; one that takes this long is
+ * stuck (a hung disk), and its group is killed. */
+enum { TOOL_TIMEOUT = 1800 };
+
 static int run_tool(const char *const *argv, const char *log, char *err, size_t errlen)
 {
-	struct spawn_result res;
+	struct spawn_result res = { 0 };
 
-	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log }, &res)) {
+	if (spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log,
+					   .timeout = TOOL_TIMEOUT }, &res)) {
 		snprintf(err, errlen, "cannot run '%s': %s; apt-get install %s", argv[0],
 			 strerror(errno), argv[0]);
+		return -1;
+	}
+	if (res.timed_out) {
+		snprintf(err, errlen, "'%s' did not finish within %d s (see %s); is the disk stuck?",
+			 argv[0], TOOL_TIMEOUT, log);
 		return -1;
 	}
 	return res.status;

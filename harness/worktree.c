@@ -66,10 +66,12 @@ int worktree_prepare(struct worktree *w, const char *cache_dir, const struct tre
 	if (!path_exists(w->path)) {
 		char *tmp = xasprintf("%s.tmp", w->path);
 		const char *argv[] = { "cp", "-al", t->path, tmp, NULL };
-		struct spawn_result res;
+		struct spawn_result res = { 0 };
 
 		remove_tree(tmp);
-		if (mkdir_p(parent) || spawn_run(&(struct spawn_req){ .argv = argv }, &res) ||
+		/* seconds of hard links; half an hour is a stuck disk */
+		if (mkdir_p(parent) ||
+		    spawn_run(&(struct spawn_req){ .argv = argv, .timeout = 1800 }, &res) ||
 		    res.status || rename(tmp, w->path)) {
 			snprintf(err, errlen, "cannot copy '%s' to '%s' with cp -al", t->path, tmp);
 			free(tmp);
