@@ -1001,7 +1001,8 @@ static char **variant_files(const struct matrix *m, char *const *series_dir)
 	int n = 0;
 
 	for (int v = 0; v < m->nvariant; v++) {
-		char err[256], **series = variant_series(series_dir[v], err, sizeof(err));
+		char err[256], **series = variant_series(series_dir[v], m->patch_root, err,
+							     sizeof(err));
 
 		for (int i = 0; series && series[i]; i++) {
 			char *text = read_file(series[i], NULL), **files = variant_patched_files(text);
@@ -1315,8 +1316,8 @@ static int tree_prepare(const struct run_opts *o, const struct matrix *m, struct
 		if (!plan_has_cells(&tr->p, v, -1))
 			continue;
 		progress_doing(pg, "%s %s: its tree", name, m->variant[v].name);
-		rc = variant_prepare(tr->series_dir[v], m->variant[v].name, tr->t, o->cache_dir,
-				     &tr->vts[v], err, errlen);
+		rc = variant_prepare(tr->series_dir[v], m->patch_root, m->variant[v].name, tr->t,
+				     o->cache_dir, &tr->vts[v], err, errlen);
 		if (rc == 0) {
 			char *id = tr->t->identity ? xasprintf("%s series %s", tr->t->identity,
 							       tr->vts[v].stamp) : NULL;

@@ -46,7 +46,30 @@ static int stays_inside(const char *name, size_t len)
 	return 1;
 }
 
-char **variant_series(const char *patch_dir, char *err, size_t errlen)
+/* Is the series entry (relative to patch_dir) a file inside root, symbolic links followed? A
+ * missing file passes here: reading it says that it is missing. */
+static int inside_root(const char *patch_dir, const char *entry, const char *root)
+{
+	char *full, *real, *top;
+	int inside = 1;
+
+	if (entry[0] == '/')
+		return 0;
+	full = xasprintf("%s/%s", patch_dir, entry);
+	real = realpath(full, NULL);
+	top = realpath(root, NULL);
+	if (real && top) {
+		size_t n = strlen(top);
+
+		inside = !strncmp(real, top, n) && (real[n] == '/' || real[n] == 0);
+	}
+	free(top);
+	free(real);
+	free(full);
+	return inside;
+}
+
+char **variant_series(const char *patch_dir, const char *root, char *err, size_t errlen)
 {
 	char *path = xasprintf("%s/series", patch_dir), *text = read_file(path, NULL);
 	char **list = xcalloc(1, sizeof(*list));
@@ -71,10 +94,10 @@ char **variant_series(const char *patch_dir, char *err, size_t errlen)
 		end = line + strlen(line);
 		while (end > line && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
 			*--end = 0;
-		if (*line && !stays_inside(line, strlen(line))) {
-			snprintf(err, errlen, "%s: '%s' is not a patch inside the series' folder (no "
-				 "leading '/', no '..'); name the patch file beside the series", path,
-				 line);
+		if (*line && !inside_root(patch_dir, line, root)) {
+			snprintf(err, errlen, "%s: '%s' is not a patch inside the patches folder %s "
+				 "(an absolute name, or '..' out of it); keep the series' patches there",
+				 path, line, root);
 			free_strings(list);
 			free(text);
 			free(path);
@@ -343,16 +366,18 @@ static int series_touches_kconfig(char *const *patches)
 	return touches;
 }
 
-int variant_prepare(const char *patch_dir, const char *name, const struct tree *pristine,
-		    const char *cache_dir, struct variant_tree *vt, char *err, size_t errlen)
+int variant_prepare(const char *patch_dir, const char *root, const char *name,
+		    const struct tree *pristine, const char *cache_dir, struct variant_tree *vt,
+		    char *err, size_t errlen)
 {
-	char **patches = variant_series(patch_dir, err, errlen), **old_files = NULL, **touched = NULL;
+	char **patches, **old_files = NULL, **touched = NULL;
 	char *dir = NULL, *final = NULL, *tmp = NULL, *old = NULL, *stamp_path = NULL, *log = NULL;
 	char old_stamp[17];
 	int rc = -1;
 
 	*vt = (struct variant_tree){ 0 };
 	err[0] = 0;
+	patches = variant_series(patch_dir, root, err, errlen);
 	if (!patches)
 		return -1;
 	if (!patches[0]) {

@@ -28,9 +28,11 @@ struct variant_tree {
 				 * configs need a Kconfig kit (resolver.h) of its own */
 };
 
-/* Makes or reuses the tree for variant name. patch_dir is kernel-patch/<name>. */
-int variant_prepare(const char *patch_dir, const char *name, const struct tree *pristine,
-		    const char *cache_dir, struct variant_tree *vt, char *err, size_t errlen);
+/* Makes or reuses the tree for variant name. patch_dir is kernel-patch/<name> (or its
+ * <VERSION.PATCHLEVEL>/), root the patches folder its series may name files in. */
+int variant_prepare(const char *patch_dir, const char *root, const char *name,
+		    const struct tree *pristine, const char *cache_dir, struct variant_tree *vt,
+		    char *err, size_t errlen);
 void variant_tree_free(struct variant_tree *vt);
 
 /* Where a variant's series for a tree of this kernel version is: patch_dir/<VERSION.PATCHLEVEL>/
@@ -39,8 +41,10 @@ void variant_tree_free(struct variant_tree *vt);
 char *variant_series_dir(const char *patch_dir, const char *version);
 
 /* The patch files a series names, as paths (patch_dir/entry); NULL-terminated; NULL with a
- * message in err if the series cannot be read. A missing series gives an empty list. */
-char **variant_series(const char *patch_dir, char *err, size_t errlen);
+ * message in err if the series cannot be read, or names a file outside root (the question's
+ * patches folder: v3's series may name ../pre/0001-..., never /etc/passwd or ../../x). A
+ * missing series gives an empty list. */
+char **variant_series(const char *patch_dir, const char *root, char *err, size_t errlen);
 
 /* The files a patch text modifies ("+++ b/path" lines), NULL-terminated. */
 char **variant_patched_files(const char *patch_text);

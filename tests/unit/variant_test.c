@@ -7,25 +7,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A series entry is a patch beside the series: no absolute name, no "..". */
+/* A series entry is a patch inside the patches folder: a sibling variant's (../pre/...) is,
+ * an absolute name or one that climbs out of it is not. */
 TEST(variant_series_stays_in_its_folder)
 {
-	char dir[] = "/tmp/kcmpm-series-XXXXXX", err[512] = "", *series, **list;
+	char root[] = "/tmp/kcmpm-series-XXXXXX", err[512] = "", *dir, *series, **list;
 
-	CHECK(mkdtemp(dir) != NULL);
+	CHECK(mkdtemp(root) != NULL);
+	dir = xasprintf("%s/v3", root);
+	mkdir_p(dir);
 	series = xasprintf("%s/series", dir);
-	CHECK(write_file_atomic(series, "0001-a.patch\nsub/0002-b.patch # fine\n..x.patch\n", 47) == 0);
-	list = variant_series(dir, err, sizeof(err));
+	CHECK(write_file_atomic(series, "../pre/0001-a.patch\n0002-b.patch # fine\n..x.patch\n",
+				50) == 0);
+	list = variant_series(dir, root, err, sizeof(err));
 	CHECK(list && list[0] && list[1] && list[2] && !list[3]);
 	free_strings(list);
-	CHECK(write_file_atomic(series, "0001-a.patch\n../../etc/passwd\n", 30) == 0);
-	CHECK(variant_series(dir, err, sizeof(err)) == NULL);
-	CHECK_CONTAINS(err, "'../../etc/passwd' is not a patch inside the series' folder");
+	CHECK(write_file_atomic(series, "0001-a.patch\n../../../etc/passwd\n", 33) == 0);
+	CHECK(variant_series(dir, root, err, sizeof(err)) == NULL);
+	CHECK_CONTAINS(err, "'../../../etc/passwd' is not a patch inside the patches folder");
 	CHECK(write_file_atomic(series, "/etc/passwd\n", 12) == 0);
-	CHECK(variant_series(dir, err, sizeof(err)) == NULL);
+	CHECK(variant_series(dir, root, err, sizeof(err)) == NULL);
 	CHECK_CONTAINS(err, "'/etc/passwd' is not a patch inside");
-	remove_tree(dir);
+	remove_tree(root);
 	free(series);
+	free(dir);
 }
 
 /* A patched file name is checked as patch -p1 reads it, on both its --- and +++ lines. */
