@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -118,25 +119,93 @@ void spawn_set_tick(void (*tick)(void *arg), void *arg)
 	tick_arg = arg;
 }
 
+/* The keeper: the process the harness started, leader of the child's process group, parent
+ * of the program it runs. Only async-signal-safe calls (it is a fork of a threaded process
+ * and never execs). It waits for the program and ends as it ended (its exit code, or killed
+ * by the same signal), so the harness sees the program's end. When the harness dies, even by
+ * SIGKILL, the kernel sends the keeper SIGUSR1 (PR_SET_PDEATHSIG) and it kills its whole
+ * group at once, itself last: no make, cc1 or QEMU the program started outlives the harness.
+ * It is a child subreaper, so what leaves the group still comes back to it to be reaped. */
+static void keep(pid_t parent, pid_t program, const sigset_t *wake)
+{
+	for (;;) {
+		struct timespec second = { 1, 0 };
+		int sig = sigtimedwait(wake, NULL, &second), wstatus;
+		pid_t got;
+
+		if (sig == SIGUSR1 || getppid() != parent)
+			kill(0, SIGKILL);	/* the harness is gone: the whole group, us too */
+		while ((got = waitpid(-1, &wstatus, WNOHANG)) > 0) {
+			sigset_t all;
+
+			if (got != program)
+				continue;	/* an orphan of the program's, reaped */
+			if (WIFEXITED(wstatus))
+				_exit(WEXITSTATUS(wstatus));
+			signal(WTERMSIG(wstatus), SIG_DFL);
+			sigfillset(&all);
+			sigprocmask(SIG_UNBLOCK, &all, NULL);
+			raise(WTERMSIG(wstatus));
+			_exit(128 + WTERMSIG(wstatus));
+		}
+	}
+}
+
 /* In the child, between fork and exec: only async-signal-safe calls. The child gets default
  * signal handling, its own process group, stdin from /dev/null, stdout and stderr into the
- * log, and SIGKILL when the harness dies, even by SIGKILL (PR_SET_PDEATHSIG). A server child
- * (talk >= 0) has stdin and stdout on the socket talk instead, stderr still in the log. An
- * exec failure is reported through the pipe. */
+ * log, and a keeper (see keep) between the harness and the program. A server child (talk >=
+ * 0) has stdin and stdout on the socket talk instead, stderr still in the log. An exec
+ * failure is reported through the pipe. */
 static void child(const struct spawn_req *req, char *const *envp, pid_t parent, int report,
 		  int talk)
 {
-	sigset_t none;
+	sigset_t none, wake;
 	int in, out, e;
+	pid_t keeper, program;
 
 	for (int sig = 1; sig < NSIG; sig++)
 		signal(sig, SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	sigemptyset(&wake);
+	sigaddset(&wake, SIGUSR1);
+	sigaddset(&wake, SIGCHLD);
+	sigprocmask(SIG_SETMASK, &wake, NULL);	/* the keeper takes them with sigtimedwait */
 	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	prctl(PR_SET_PDEATHSIG, SIGUSR1);
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (getppid() != parent)
 		_exit(127);	/* the harness is already gone */
+	keeper = getpid();
+	program = fork();
+	if (program < 0) {
+		e = errno;
+		if (write(report, &e, sizeof(e)) < 0) {
+			/* the parent sees a short read and carries on */
+		}
+		_exit(127);
+	}
+	if (program > 0) {
+		/* The program holds what it needs. The keeper lets go of every file: the report
+		 * pipe (else the harness would wait for its end forever), and the harness's own
+		 * pipes and sockets, which a server would otherwise never see closed. Signals that
+		 * end a program (a timeout's SIGTERM to the group) are held, so the program gets
+		 * its grace and the keeper ends with it. */
+		sigset_t held = wake;
+
+		if (syscall(SYS_close_range, 0U, ~0U, 0U))
+			for (int fd = 0; fd < 65536; fd++)
+				close(fd);
+		sigaddset(&held, SIGTERM);
+		sigaddset(&held, SIGINT);
+		sigaddset(&held, SIGHUP);
+		sigaddset(&held, SIGQUIT);
+		sigprocmask(SIG_SETMASK, &held, NULL);
+		keep(parent, program, &wake);
+	}
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != keeper)
+		_exit(127);
 	in = open("/dev/null", O_RDONLY);
 	out = req->log_path ? open(req->log_path, O_WRONLY | O_CREAT | O_APPEND, 0644)
 			    : open("/dev/null", O_WRONLY);
