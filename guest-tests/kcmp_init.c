@@ -39,7 +39,6 @@
 #include <sys/ipc.h>
 #include <sys/mount.h>
 #include <sys/sem.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -202,14 +201,16 @@ static void test_file(void)
 }
 
 /* The peer of the cross-process descriptor checks: a fork()ed child that holds, at numbers the
- * guest itself never uses, a dup of our /init fd, its own open of /init, a third open it sends
- * us over a socketpair (SCM_RIGHTS), and an epoll instance watching its dup of our pipe's read
- * end. So every comparison asks the second task's fd table for a number only it has: a kernel
- * that looked idx2 up in the first task would find nothing there, or another file. */
+ * guest itself never uses, a dup of our /init fd, its own open of /init, a third open we take
+ * into our own table (pidfd_getfd(): the guest kernels have no networking, so no AF_UNIX
+ * socket to pass it with SCM_RIGHTS; the kernel installs the same file either way), and an
+ * epoll instance watching its dup of our pipe's read end. So every comparison asks the second
+ * task's fd table for a number only it has: a kernel that looked idx2 up in the first task
+ * would find nothing there, or another file. */
 enum {
 	PEER_DUP_FD = 100,	/* our /init fd, dup2()ed in the peer only */
 	PEER_OWN_FD,		/* the peer's own open() of /init */
-	PEER_SENT_FD,		/* the peer's open() it sent us */
+	PEER_SENT_FD,		/* the peer's open() we take a copy of */
 	PEER_EPOLL_FD,		/* the peer's epoll instance ... */
 	PEER_TARGET_FD,		/* ... watching this dup of our pipe's read end */
 	OURS_ONLY_FD,		/* our /init again, opened after the fork: the peer has no such fd */
@@ -218,44 +219,11 @@ enum {
 
 struct peer {
 	pid_t pid;
-	int sock;		/* our end of the socketpair: closing it ends the peer */
+	int hold;		/* the write end of its hold pipe: closing it ends the peer */
 	int file;		/* our /init fd */
-	int received;		/* the fd the peer sent us, at the number we got it under */
+	int received;		/* our copy of the peer's PEER_SENT_FD, at a number of ours */
 	int pipe[2];		/* the pipe whose read end the peer's epoll watches */
 };
-
-static int send_fd(int sock, int fd)
-{
-	char byte = 'f', control[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
-			      .msg_controllen = sizeof(control) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int receive_fd(int sock)
-{
-	char byte, control[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
-			      .msg_controllen = sizeof(control) };
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &msg, 0) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&msg);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
 
 /* Opens path at exactly fd number want; -1 on failure. */
 static int open_at(const char *path, int want)
@@ -269,12 +237,11 @@ static int open_at(const char *path, int want)
 	return ok ? want : -1;
 }
 
-/* The peer's side: set its fds up, send one to us (which also says it is ready), wait until we
- * close our end. */
-static void peer_main(const struct peer *p, int sock, int have_epoll)
+/* The peer's side: set its fds up, say it is ready, wait until we close the hold pipe. */
+static void peer_main(const struct peer *p, int ready, int hold, int have_epoll)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
-	char b;
+	char b = 'r';
 	int efd;
 
 	if (dup2(p->file, PEER_DUP_FD) != PEER_DUP_FD || open_at("/init", PEER_OWN_FD) < 0 ||
@@ -287,34 +254,58 @@ static void peer_main(const struct peer *p, int sock, int have_epoll)
 			_exit(1);
 		close(efd);
 	}
-	if (send_fd(sock, PEER_SENT_FD))
+	if (write(ready, &b, 1) != 1)
 		_exit(1);
-	while (read(sock, &b, 1) > 0)
+	close(ready);
+	while (read(hold, &b, 1) > 0)
 		;
 	_exit(0);
 }
 
-/* Starts the peer, takes the fd it sends, and opens ours-only fds. Returns 0, or -1 with why. */
+/* A copy of another process's fd in our table (pidfd_getfd, as a process given the fd would
+ * hold it): -1 with errno on failure. */
+static int take_fd(pid_t pid, int fd)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), got;
+
+	if (pidfd < 0)
+		return -1;
+	got = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	close(pidfd);
+	return got;
+}
+
+/* Starts the peer, takes its fd, and opens ours-only fds. Returns 0, or -1 with why. */
 static int start_peer(struct peer *p, int have_epoll, char *why, size_t len)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
-	int sv[2], efd;
+	int ready[2], hold[2], efd;
+	char b = 0;
 
 	p->file = open("/init", O_RDONLY);
-	if (p->file < 0 || pipe(p->pipe) || socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
-		snprintf(why, len, "open/pipe/socketpair: %s", strerror(errno));
+	if (p->file < 0 || pipe(p->pipe) || pipe(ready) || pipe(hold)) {
+		snprintf(why, len, "open/pipe: %s", strerror(errno));
 		return -1;
 	}
 	p->pid = fork();
 	if (p->pid == 0) {
-		close(sv[0]);
-		peer_main(p, sv[1], have_epoll);
+		close(ready[0]);
+		close(hold[1]);
+		peer_main(p, ready[1], hold[0], have_epoll);
 	}
-	close(sv[1]);
-	p->sock = sv[0];
-	p->received = p->pid > 0 ? receive_fd(p->sock) : -1;
+	close(ready[1]);
+	close(hold[0]);
+	p->hold = hold[1];
+	if (p->pid < 0 || read(ready[0], &b, 1) != 1 || b != 'r') {
+		snprintf(why, len, "the peer did not set up its fds: %s", strerror(errno));
+		close(ready[0]);
+		return -1;
+	}
+	close(ready[0]);
+	p->received = take_fd(p->pid, PEER_SENT_FD);
 	if (p->received < 0) {
-		snprintf(why, len, "the peer did not set up or send its fd: %s", strerror(errno));
+		snprintf(why, len, "pidfd_getfd of the peer's fd %d: %s", PEER_SENT_FD,
+			 strerror(errno));
 		return -1;
 	}
 	if (open_at("/init", OURS_ONLY_FD) < 0) {
@@ -335,7 +326,8 @@ static int start_peer(struct peer *p, int have_epoll, char *why, size_t len)
 
 static void stop_peer(struct peer *p)
 {
-	close(p->sock);
+	if (p->hold >= 0)
+		close(p->hold);
 	if (p->pid > 0)
 		waitpid(p->pid, NULL, 0);
 }
@@ -360,7 +352,7 @@ static void test_file_across(const struct peer *p)
 	expect_differs_both_ways(T_kcmp_file_across_other_open,
 				 sys_kcmp(me, peer, KCMP_FILE, p->file, PEER_OWN_FD),
 				 sys_kcmp(peer, me, KCMP_FILE, PEER_OWN_FD, p->file));
-	expect_ret(T_kcmp_file_across_scm_rights,
+	expect_ret(T_kcmp_file_across_received,
 		   sys_kcmp(me, peer, KCMP_FILE, p->received, PEER_SENT_FD), 0);
 	expect_errno(T_kcmp_file_across_ebadf_idx2,
 		     sys_kcmp(me, peer, KCMP_FILE, p->file, OURS_ONLY_FD), EBADF);
@@ -694,7 +686,7 @@ int main(void)
 	};
 	char kcmp_word[32], epoll_word[32], tfd_word[32];
 	struct epoll_tfd_calls tfd;
-	struct peer peer = { .pid = -1, .sock = -1 };
+	struct peer peer = { .pid = -1, .hold = -1 };
 	struct guest_call probe;
 	int have_kcmp, have_epoll, efd;
 

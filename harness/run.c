@@ -688,10 +688,12 @@ static int boot_cell(struct group *g, struct cell *c, const char *kernel, char *
 	remove_attempt_logs(c->dir);
 	c->boot_cached = reuse_boots(g, c, key, &b) == 0;
 	if (c->boot_cached) {
-		line = boot_command(&req);
-		line = xasprintf("%s\n", line);
+		char *command = boot_command(&req);
+
+		line = xasprintf("%s\n", command);
 		if (write_file_atomic(cmd_path, line, strlen(line)))
 			warn("cannot write '%s':", cmd_path);
+		free(command);
 		free(line);
 	} else {
 		rc = boot_afresh(g, c, &req, &b, err, errlen);

@@ -996,7 +996,7 @@ TEST(e2e_compile_error_is_build_fail)
  * program, so no other run's entries answer for it. Returns the path (free it). */
 static char *own_make(const char *name, const char *fake)
 {
-	char *path = xasprintf("%s/%s", scratch, name);
+	char *path = xasprintf("%s/%s.make", scratch, name);
 	char *text = read_file(fake, NULL);
 
 	CHECK(text && write_file_atomic(path, text, strlen(text)) == 0 && chmod(path, 0755) == 0);
@@ -1045,7 +1045,7 @@ TEST(e2e_force_all_clears_a_cached_build_failure)
 	r = harness_run("make-broken", args);
 	expect_cell(&r, "x86_64", OFF, "BUILD_FAIL\t");
 	run_free(&r);
-	CHECK(write_file_atomic(make, fixed, sizeof(fixed) - 1) == 0);
+	CHECK(write_file_atomic(make, fixed, sizeof(fixed) - 1) == 0 && chmod(make, 0755) == 0);
 	args[6] = "--force";
 	args[7] = "all";
 	r = harness_run("make-fixed-forced", args);
@@ -1803,7 +1803,7 @@ TEST(e2e_mutant_kernel_fails_each_resource_check)
 		"kcmp_fs_clone_fs_child", "kcmp_fs_clone_files_child", "kcmp_sighand_clone_vm_child",
 		"kcmp_io_clone_io_child", "kcmp_io_clone_files_child",
 		"kcmp_sysvsem_clone_sysvsem_child", "kcmp_epoll_tfd_other_file",
-		"kcmp_eperm_pid1_unprivileged", "kcmp_file_across_dup2", "kcmp_file_across_scm_rights",
+		"kcmp_eperm_pid1_unprivileged", "kcmp_file_across_dup2", "kcmp_file_across_received",
 		"kcmp_file_across_ebadf_idx2", "kcmp_order_file", "kcmp_epoll_tfd_across_other_file" };
 	char *patches = mutant_series("kernel-patch", "patches-mutant", "v3", edits);
 	const char *args[] = { "--patches", patches, "--arch", "x86_64", "--only", VIA_EXPERT, NULL };
