@@ -14,19 +14,11 @@
 #ifndef KCMPM_PREFLIGHT_H
 #define KCMPM_PREFLIGHT_H
 
+#include "arch_tools.h"
 #include "matrix.h"
 #include "run.h"
 
 #include <stddef.h>
-
-struct arch_tools {
-	char *initramfs;		/* the guest, packed; NULL for an arch the run does not use */
-	char guest_hash[17];		/* of the initramfs */
-	char toolchain[17];		/* of the compiler's version and the make program */
-	char emulator[17];		/* of QEMU's version and the QEMU program */
-	char **tests;			/* the guest's tests in order (guest_tests), which every
-					 * boot must report */
-};
 
 struct preflight_req {
 	const struct run_opts *o;
@@ -38,6 +30,5 @@ struct preflight_req {
 /* Runs every check; fills tools[a] for each arch used. Returns -1 with the summary line in err
  * (the problems themselves were printed) and nothing left to free. */
 int preflight(const struct preflight_req *r, struct arch_tools *tools, char *err, size_t errlen);
-void arch_tools_free(struct arch_tools *tools, int narch);
 
 #endif

@@ -22,7 +22,7 @@
 #ifndef KCMPM_RESOLVER_H
 #define KCMPM_RESOLVER_H
 
-#include "build.h"
+#include "build_ctx.h"
 #include "spawn.h"
 
 #include <stddef.h>

@@ -8,7 +8,7 @@
 #include "jobserver.h"
 #include "judge.h"
 #include "kconfig.h"
-#include "preflight.h"
+#include "arch_tools.h"
 #include "progress.h"
 #include "resolver.h"
 #include "ktap.h"
