@@ -13,7 +13,7 @@ static void load_v3(struct rules *r)
 {
 	char err[512] = "";
 
-	CHECK(rules_load("matrix/rules/v3.rules", 5, names, r, err, sizeof(err)) == 0);
+	CHECK(rules_load(DATA("matrix/rules/v3.rules"), 5, names, r, err, sizeof(err)) == 0);
 	if (err[0])
 		CHECK_STR(err, "");
 }
@@ -277,7 +277,7 @@ TEST(rules_comparisons)
 
 static void load_variant(const char *variant, struct rules *r)
 {
-	char err[512] = "", *path = xasprintf("matrix/rules/%s.rules", variant);
+	char err[512] = "", *path = xasprintf(DATA("matrix/rules/%s.rules"), variant);
 
 	CHECK(rules_load(path, 5, names, r, err, sizeof(err)) == 0);
 	CHECK_STR(err, "");
