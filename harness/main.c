@@ -223,6 +223,9 @@ static void parse_args(int argc, char **argv, struct options *o)
 	};
 	int c;
 
+	if (!report_kcidb_origin())
+		die("KCIDB_ORIGIN='%s' is not a KCIDB origin (lowercase letters, digits and _)",
+		    getenv("KCIDB_ORIGIN"));
 	opterr = 0;	/* one line of our own instead of getopt's and the whole usage */
 	while ((c = getopt_long(argc, argv, "j:h", longopts, NULL)) != -1) {
 		switch (c) {

@@ -40,6 +40,12 @@ char *report_tsv(const struct matrix *m, const struct plan *p);
 char *report_ktap(const struct matrix *m, const struct plan *p, const struct run_info *ri);
 /* report_junit.c: JUnit XML, a testsuite per (tree, variant, arch), a testcase per cell */
 char *report_junit(const struct matrix *m, const struct plan *p, const struct run_info *ri);
+/* report_kcidb.c: kcidb.json, the run as KCIDB I/O data (schema 5.3); it reads each cell's
+ * console under results_dir for the guest's tests */
+char *report_kcidb(const struct matrix *m, const struct plan *p, const struct run_info *ri,
+		   const char *results_dir);
+/* KCIDB_ORIGIN, or kcmp_matrix when unset; NULL when it is not [a-z0-9_]+ */
+const char *report_kcidb_origin(void);
 /* report_html.c: index.html; changes (may be NULL) is a diff against an earlier run */
 char *report_html(const struct matrix *m, const struct plan *p, const struct run_info *ri,
 		  const char *changes);

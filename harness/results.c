@@ -14,12 +14,12 @@ int results_write(const char *dir, const struct matrix *m, const struct plan *p,
 		  const struct run_info *ri, const struct plan *previous, char *err, size_t errlen)
 {
 	static const char *const names[] = { "matrix.md", "matrix.json", "matrix.tsv",
-					      "matrix.ktap", "junit.xml", "index.html" };
+					      "matrix.ktap", "junit.xml", "index.html", "kcidb.json" };
 	enum { NFILE = sizeof(names) / sizeof(names[0]) };
 	char *changes = previous ? diff_text(m, previous, p, NULL) : NULL;
 	char *text[NFILE] = { report_markdown(m, p, ri), report_json(m, p, ri), report_tsv(m, p),
 			      report_ktap(m, p, ri), report_junit(m, p, ri),
-			      report_html(m, p, ri, changes) };
+			      report_html(m, p, ri, changes), report_kcidb(m, p, ri, dir) };
 	int rc = 0;
 
 	for (int i = 0; i < NFILE; i++) {

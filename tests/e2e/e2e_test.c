@@ -1207,8 +1207,8 @@ static char *mutant_series(const char *folder, const char *name, const char *var
 	return dir;
 }
 
-/* kcmp() always says ENOSYS. */
-static char *broken_series(void)
+/* kcmp() always says ENOSYS: a patch series in scratch/<name>. */
+static char *broken_series_named(const char *name)
 {
 	static const struct edit edits[] = {
 		{ "kernel/kcmp.c", "unsigned long, idx1, unsigned long, idx2)\n{\n",
@@ -1216,7 +1216,12 @@ static char *broken_series(void)
 		  "\treturn -ENOSYS; /* kcmp-matrix e2e test: a broken kcmp() */\n" },
 		{ 0 } };
 
-	return mutant_series("kernel-patch", "patches-broken", "v3", edits);
+	return mutant_series("kernel-patch", name, "v3", edits);
+}
+
+static char *broken_series(void)
+{
+	return broken_series_named("patches-broken");
 }
 
 TEST(e2e_broken_kernel_fails_observed_layer)
@@ -1917,6 +1922,109 @@ TEST(e2e_kernel_that_crashes_or_warns_never_passes)
 	run_free(&r);
 	free(xfail);
 	free(patches);
+}
+
+/* Validates a run's kcidb.json against KCIDB's schema (../shared/kcidb) and its links with
+ * tests/kcidb_check.py; returns its one line (free it), or NULL when it is not valid. */
+static char *kcidb_check(const struct run *r, const char *schema)
+{
+	char *file = xasprintf("%s/kcidb.json", r->results), *out;
+	int status;
+
+	out = tool_run("kcidb-check", (const char *[]){ "/usr/bin/python3", "tests/kcidb_check.py",
+							schema, file, NULL }, &status);
+	printf("# kcidb %s: %s", r->results, out ? out : "(no output)\n");
+	free(file);
+	if (status) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* results/kcidb.json is KCIDB I/O data (schema 5.3) with its links whole, for runs whose
+ * cells are PASS, FAIL, XFAIL and BOOT_FAIL: each harness status maps to the KCIDB status the
+ * README's table gives, v1's known build failure is an issue with an incident on its build,
+ * and the same inputs give the same ids. Without ../shared/kcidb the test says so and skips. */
+TEST(e2e_kcidb_json_is_valid_kcidb)
+{
+	static const char schema[] = "../shared/kcidb/kcidb-v5.3.schema.json";
+	char *health = mutant_series("kernel-patch", "patches-kcidb-health", "v3", health_edits);
+	char *broken = broken_series_named("patches-kcidb-broken");
+	char *state = xasprintf("%s/kcidb.state", scratch), *a_line, *b_line, *again_line;
+	const char *a_args[] = { "--patches", health, "--variants", "v1,v3", "--arch", "x86_64",
+				 "--only", OFF " " VIA_EXPERT, "--qemu", "tests/fakes/qemu-append",
+				 "--force", "boot", NULL };
+	const char *b_args[] = { "--patches", broken, "--arch", "x86_64", "--only",
+				 OFF " " VIA_EXPERT, NULL };
+	struct run a, b, again;
+	char *ids_a, *ids_again;
+
+	if (!path_exists(schema)) {
+		check_skip("../shared/kcidb is not here: kcidb.json not validated");
+		free(state);
+		free(broken);
+		free(health);
+		return;
+	}
+	setenv("KCMPM_FAKE_STATE", state, 1);
+	setenv("KCMPM_FAKE_APPEND_1", "kcmpm_mutant=panic", 1);
+	setenv("KCMPM_FAKE_APPEND_2", "kcmpm_mutant=panic", 1);
+	setenv("KCMPM_REAL_QEMU", "qemu-system-x86_64", 1);
+	a = harness_run("kcidb-a", a_args);
+	unlink(state);
+	again = harness_run("kcidb-a-again", a_args);
+	unsetenv("KCMPM_FAKE_STATE");
+	unsetenv("KCMPM_FAKE_APPEND_1");
+	unsetenv("KCMPM_FAKE_APPEND_2");
+	unsetenv("KCMPM_REAL_QEMU");
+	b = harness_run("kcidb-b", b_args);
+	expect_variant_cell(&a, "v3", "x86_64", VIA_EXPERT, "BOOT_FAIL\t");
+	expect_variant_cell(&a, "v1", "x86_64", OFF, "XFAIL\t");
+	expect_variant_cell(&a, "v3", "x86_64", OFF, "PASS\t");
+	expect_cell(&b, "x86_64", VIA_EXPERT, "FAIL\t");
+	a_line = kcidb_check(&a, schema);
+	b_line = kcidb_check(&b, schema);
+	again_line = kcidb_check(&again, schema);
+	CHECK(a_line && b_line && again_line);
+	CHECK_CONTAINS(a_line, "1 issues 2 incidents");
+	CHECK_CONTAINS(a_line, "BOOT_FAIL=FAIL");
+	CHECK_CONTAINS(a_line, "PASS=PASS");
+	CHECK_CONTAINS(a_line, "XFAIL=FAIL");
+	CHECK_CONTAINS(b_line, "FAIL=FAIL");
+	{
+		char *doc = results_file(&a, "kcidb.json");
+
+		/* the known build failure's incident is on the build, which FAILed */
+		CHECK_CONTAINS(doc, "\"issue_version\": 1, \"build_id\": \"kcmp_matrix:");
+		CHECK_CONTAINS(doc, "\"status\": \"FAIL\", \"log_excerpt\": ");
+		CHECK_CONTAINS(doc, "\"path\": \"kcmp_matrix.guest.kcmp_present\"");
+		free(doc);
+	}
+	/* the same inputs, the same ids: only times and durations may differ */
+	ids_a = results_file(&a, "kcidb.json");
+	ids_again = results_file(&again, "kcidb.json");
+	CHECK(ids_a && ids_again && count(ids_a, "\"id\": \"kcmp_matrix:") ==
+	      count(ids_again, "\"id\": \"kcmp_matrix:"));
+	for (const char *p = ids_a; p && (p = strstr(p, "\"id\": \"")); p++) {
+		char id[64] = "";
+
+		sscanf(p, "\"id\": \"%63[^\"]", id);
+		if (!strstr(ids_again, id))
+			printf("# id %s of the first run is not in the second\n", id);
+		CHECK(strstr(ids_again, id) != NULL);
+	}
+	free(ids_again);
+	free(ids_a);
+	free(again_line);
+	free(b_line);
+	free(a_line);
+	run_free(&again);
+	run_free(&b);
+	run_free(&a);
+	free(state);
+	free(broken);
+	free(health);
 }
 
 /* Starts the harness in the background with args, waits until wait_file (NULL: its output)

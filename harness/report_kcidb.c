@@ -1,0 +1,440 @@
+/* report_kcidb: the run as KCIDB I/O data, schema 5.3 (../shared/kcidb/), so a nightly can be
+ * submitted where kernel CI results meet (`kcidb-submit < results/kcidb.json`).
+ *
+ *   checkouts  one per tree and variant: the Debian tree, its kernel version, the variant's
+ *              patch series as patchset_files
+ *   builds     one per distinct kernel (tree, variant, arch, config tag): its arch, compiler,
+ *              config, build log, duration and status
+ *   tests      per cell: kcmp_matrix.boot (the whole cell's verdict), then one per guest test
+ *              as the cell's console reported it, kcmp_matrix.guest.<test>
+ *   issues     one per known-failure declaration (kernel-patch/<variant>/xfail)
+ *   incidents  one per XFAIL cell, linking its declaration to its build (build:) or its boot
+ *              test (test:, warning:)
+ *
+ * Ids are "<origin>:<hash of what names the object>", so the same cell on the same inputs has
+ * the same ids every night. The origin is KCIDB_ORIGIN (default kcmp_matrix). File URLs are
+ * file:// paths of this results directory (KCIDB_ARTIFACTS_URL replaces its path with where
+ * the directory is published). Statuses, from the harness's (README: "KCIDB"):
+ *
+ *   harness       build        boot test   guest tests
+ *   PASS, XPASS   PASS         PASS        as reported
+ *   FAIL          PASS         FAIL        as reported
+ *   KERNEL_WARN   PASS         FAIL        as reported
+ *   BOOT_FAIL     PASS         FAIL        as reported (none when no KTAP)
+ *   TIMEOUT       PASS         ERROR       as reported
+ *   XFAIL         FAIL (unbuilt) or PASS   FAIL   as reported
+ *   BUILD_FAIL    FAIL         MISS        none
+ *   BUILD_TIMEOUT ERROR        MISS        none
+ *   ERROR         ERROR        MISS        none
+ *   CONFIG_FAIL   MISS         MISS        none
+ *   PENDING       MISS         MISS        none
+ *   CONFIG_OK     SKIP         SKIP        none (a config-only run builds nothing)
+ */
+#define _GNU_SOURCE
+#include "cache.h"
+#include "ktap.h"
+#include "report.h"
+#include "util.h"
+#include "variant.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char *report_kcidb_origin(void)
+{
+	const char *o = getenv("KCIDB_ORIGIN");
+
+	if (!o || !*o)
+		return "kcmp_matrix";
+	return strspn(o, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(o) ? o : NULL;
+}
+
+/* One KCIDB document in the making. */
+struct kcidb {
+	struct strbuf sb;
+	const char *origin;
+	const char *dir;	/* the results directory, absolute */
+	const char *url;	/* what file URLs start with: file://<dir> or KCIDB_ARTIFACTS_URL */
+	int n;			/* objects written in the current list */
+};
+
+/* "<origin>:<16 hex digits>" naming the parts. Caller frees. */
+static char *kcidb_id(const struct kcidb *k, const char *const *parts)
+{
+	char key[17];
+
+	cache_key(key, parts);
+	return xasprintf("%s:%s", k->origin, key);
+}
+
+static void field(struct kcidb *k, const char *key, const char *value)
+{
+	char *v = report_json_string(value);
+
+	sb_printf(&k->sb, ", \"%s\": %s", key, v);
+	free(v);
+}
+
+static void begin_object(struct kcidb *k, const char *id)
+{
+	char *v = report_json_string(id);
+
+	sb_printf(&k->sb, "%s\n    {\"id\": %s, \"origin\": \"%s\"", k->n++ ? "," : "", v,
+		  k->origin);
+	free(v);
+}
+
+static void begin_list(struct kcidb *k, const char *name)
+{
+	sb_printf(&k->sb, ",\n  \"%s\": [", name);
+	k->n = 0;
+}
+
+/* RFC 3339 in UTC, for t seconds since the epoch. */
+static void rfc3339(time_t t, char out[32])
+{
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
+}
+
+static const char *build_status(const struct cell *c)
+{
+	switch (c->status) {
+	case CELL_XFAIL: return c->built ? "PASS" : "FAIL";	/* a known build failure */
+	case CELL_BUILD_FAIL: return "FAIL";
+	case CELL_BUILD_TIMEOUT:
+	case CELL_ERROR: return "ERROR";
+	case CELL_CONFIG_FAIL:
+	case CELL_PENDING: return "MISS";
+	case CELL_CONFIG_OK: return "SKIP";
+	default: return "PASS";
+	}
+}
+
+static const char *boot_status(enum cell_status s)
+{
+	switch (s) {
+	case CELL_PASS:
+	case CELL_XPASS: return "PASS";
+	case CELL_FAIL:
+	case CELL_KERNEL_WARN:
+	case CELL_BOOT_FAIL:
+	case CELL_XFAIL: return "FAIL";
+	case CELL_TIMEOUT: return "ERROR";
+	case CELL_CONFIG_OK: return "SKIP";
+	default: return "MISS";
+	}
+}
+
+/* The id of a cell's checkout, build and boot test. Caller frees each. */
+static char *checkout_id(const struct kcidb *k, const struct matrix *m, int tree, int variant)
+{
+	const struct tree_decl *t = &m->tree[tree];
+
+	return kcidb_id(k, (const char *const[]){ "checkout", t->name, t->version ? t->version : "",
+						   m->variant[variant].name, NULL });
+}
+
+static char *build_id(const struct kcidb *k, const struct matrix *m, const struct cell *c)
+{
+	char *checkout = checkout_id(k, m, c->tree, c->variant), *id;
+	/* a cell whose config never resolved has no kernel: its build is its request */
+	char *cell = c->config_tag[0] ? xstrdup("") : plan_cell_path(m, c);
+
+	id = kcidb_id(k, (const char *const[]){ "build", checkout, m->arch[c->arch].name,
+					       c->config_tag, cell, NULL });
+	free(cell);
+	free(checkout);
+	return id;
+}
+
+static char *test_id(const struct kcidb *k, const struct matrix *m, const struct cell *c,
+		     const char *path)
+{
+	char *cell = plan_cell_path(m, c), *id = kcidb_id(k, (const char *const[]){ "test", cell, path,
+								     NULL });
+
+	free(cell);
+	return id;
+}
+
+static void checkouts(struct kcidb *k, const struct matrix *m, const struct plan *p, time_t start)
+{
+	char when[32];
+
+	rfc3339(start, when);
+	begin_list(k, "checkouts");
+	for (int t = 0; t < m->ntree; t++)
+		for (int v = 0; v < m->nvariant; v++) {
+			const struct tree_decl *d = &m->tree[t];
+			char *id, *series_dir, err[512], **patches;
+			int used = 0;
+
+			for (int i = 0; i < p->ncell && !used; i++)
+				used = p->cell[i].tree == t && p->cell[i].variant == v;
+			if (!used)
+				continue;
+			id = checkout_id(k, m, t, v);
+			begin_object(k, id);
+			field(k, "tree_name", d->package ? d->package : d->name);
+			if (d->version)
+				field(k, "git_commit_name", d->version);
+			field(k, "start_time", when);
+			sb_printf(&k->sb, ", \"valid\": true, \"patchset_files\": [");
+			series_dir = variant_series_dir(m->variant[v].patch_dir, d->version ? d->version
+											 : "");
+			patches = variant_series(series_dir, m->patch_root, err, sizeof(err));
+			for (int i = 0; patches && patches[i]; i++) {
+				char *real = realpath(patches[i], NULL), *url, *name, *slash;
+
+				slash = strrchr(patches[i], '/');
+				name = report_json_string(slash ? slash + 1 : patches[i]);
+				url = xasprintf("file://%s", real ? real : patches[i]);
+				sb_printf(&k->sb, "%s{\"name\": %s", i ? ", " : "", name);
+				field(k, "url", url);
+				sb_printf(&k->sb, "}");
+				free(url);
+				free(name);
+				free(real);
+			}
+			sb_printf(&k->sb, "], \"misc\": {\"variant\": \"%s\", \"tree\": \"%s\"}}",
+				  m->variant[v].name, d->name);
+			free_strings(patches);
+			free(series_dir);
+			free(id);
+		}
+	sb_printf(&k->sb, "\n  ]");
+}
+
+/* Is this cell the first of the plan with its kernel (so its build is written once)? */
+static int first_of_kernel(const struct plan *p, int i)
+{
+	const struct cell *c = &p->cell[i];
+
+	if (!c->config_tag[0])
+		return 1;
+	for (int j = 0; j < i; j++) {
+		const struct cell *o = &p->cell[j];
+
+		if (o->tree == c->tree && o->variant == c->variant && o->arch == c->arch &&
+		    !strcmp(o->config_tag, c->config_tag))
+			return 0;
+	}
+	return 1;
+}
+
+static void builds(struct kcidb *k, const struct matrix *m, const struct plan *p)
+{
+	begin_list(k, "builds");
+	for (int i = 0; i < p->ncell; i++) {
+		const struct cell *c = &p->cell[i];
+		const struct arch *a = &m->arch[c->arch];
+		char *id, *checkout, *cell, *combo, *url, *compiler;
+
+		if (!first_of_kernel(p, i))
+			continue;
+		id = build_id(k, m, c);
+		checkout = checkout_id(k, m, c->tree, c->variant);
+		cell = plan_cell_path(m, c);
+		combo = plan_combo_name(m, c->combo);
+		begin_object(k, id);
+		field(k, "checkout_id", checkout);
+		field(k, "architecture", a->kernel_arch);
+		compiler = xasprintf("%sgcc", a->cross_compile);
+		field(k, "compiler", compiler);
+		field(k, "config_name", combo);
+		url = xasprintf("%s/%s/config", k->url, cell);
+		field(k, "config_url", url);
+		free(url);
+		url = xasprintf("%s/%s/build.log", k->url, cell);
+		field(k, "log_url", url);
+		free(url);
+		if (c->build_seconds > 0)
+			sb_printf(&k->sb, ", \"duration\": %.1f", c->build_seconds);
+		sb_printf(&k->sb, ", \"status\": \"%s\"", build_status(c));
+		if (strcmp(build_status(c), "PASS"))
+			field(k, "log_excerpt", c->reason);
+		sb_printf(&k->sb, ", \"misc\": {\"kernel_tag\": \"%s\", \"cached\": %s}}",
+			  c->config_tag, c->kernel_cached ? "true" : "false");
+		free(compiler);
+		free(combo);
+		free(cell);
+		free(checkout);
+		free(id);
+	}
+	sb_printf(&k->sb, "\n  ]");
+}
+
+/* The guest's tests of a cell, from its console in the results directory. */
+static void guest_tests(struct kcidb *k, const struct matrix *m, const struct cell *c,
+			const char *build)
+{
+	char *cell = plan_cell_path(m, c), *path = xasprintf("%s/%s/serial.log", k->dir, cell);
+	size_t len = 0;
+	char *text = read_file(path, &len);
+	struct ktap_log log;
+
+	ktap_parse(text ? text : "", text ? len : 0, &m->arch[c->arch].marks, &log);
+	for (int t = 0; t < log.ntest; t++) {
+		const struct ktap_test *kt = &log.test[t];
+		char *name, *id, *url;
+
+		if (strspn(kt->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+		    != strlen(kt->name))
+			continue;	/* not a name KCIDB's paths allow: the judge failed it anyway */
+		name = xasprintf("kcmp_matrix.guest.%s", kt->name);
+		id = test_id(k, m, c, name);
+		begin_object(k, id);
+		field(k, "build_id", build);
+		field(k, "path", name);
+		sb_printf(&k->sb, ", \"status\": \"%s\"", kt->skip ? "SKIP" : kt->ok ? "PASS" : "FAIL");
+		if (kt->diag)
+			field(k, "comment", kt->diag);
+		url = xasprintf("%s/%s/serial.log", k->url, cell);
+		field(k, "log_url", url);
+		sb_printf(&k->sb, ", \"misc\": {\"ktap_number\": %d}}", kt->number);
+		free(url);
+		free(id);
+		free(name);
+	}
+	ktap_free(&log);
+	free(text);
+	free(path);
+	free(cell);
+}
+
+static void tests(struct kcidb *k, const struct matrix *m, const struct plan *p)
+{
+	begin_list(k, "tests");
+	for (int i = 0; i < p->ncell; i++) {
+		const struct cell *c = &p->cell[i];
+		char *build = build_id(k, m, c), *id = test_id(k, m, c, "kcmp_matrix.boot");
+		char *cell = plan_cell_path(m, c), *url = xasprintf("%s/%s/serial.log", k->url, cell);
+		char *env = xasprintf("QEMU %s under TCG", m->arch[c->arch].name);
+
+		begin_object(k, id);
+		field(k, "build_id", build);
+		field(k, "path", "kcmp_matrix.boot");
+		sb_printf(&k->sb, ", \"status\": \"%s\"", boot_status(c->status));
+		if (c->boot_seconds > 0)
+			sb_printf(&k->sb, ", \"duration\": %.1f", c->boot_seconds);
+		if (c->reason[0])
+			field(k, "comment", c->reason);
+		if (c->attempts > 0)
+			field(k, "log_url", url);
+		sb_printf(&k->sb, ", \"environment\": {\"comment\": ");
+		free(url);
+		url = report_json_string(env);
+		sb_printf(&k->sb, "%s}, \"misc\": {\"harness_status\": \"%s\", \"flaky\": %s, "
+			  "\"cell\": ", url, cell_status_name(c->status), c->flaky ? "true" : "false");
+		free(url);
+		url = report_json_string(cell);
+		sb_printf(&k->sb, "%s}}", url);
+		if (c->attempts > 0)
+			guest_tests(k, m, c, build);
+		free(url);
+		free(env);
+		free(cell);
+		free(id);
+		free(build);
+	}
+	sb_printf(&k->sb, "\n  ]");
+}
+
+static char *issue_id(const struct kcidb *k, const struct variant *v, const struct xfail *x)
+{
+	char line[16];
+
+	snprintf(line, sizeof(line), "%d", x->lineno);
+	return kcidb_id(k, (const char *const[]){ "issue", v->name, line, x->match, x->reason,
+						   NULL });
+}
+
+static void issues(struct kcidb *k, const struct matrix *m)
+{
+	static const char *const category[] = { [XFAIL_BUILD] = "build.error",
+						[XFAIL_TEST] = "test.failure",
+						[XFAIL_WARNING] = "runtime.warning" };
+
+	begin_list(k, "issues");
+	for (int v = 0; v < m->nvariant; v++)
+		for (int i = 0; i < m->variant[v].nxfail; i++) {
+			const struct xfail *x = &m->variant[v].xfail[i];
+			char *id = issue_id(k, &m->variant[v], x);
+
+			begin_object(k, id);
+			sb_printf(&k->sb, ", \"version\": 1");
+			field(k, "comment", x->reason);
+			sb_printf(&k->sb, ", \"categories\": [\"%s\"], \"culprit\": {\"code\": true}, "
+				  "\"misc\": {\"variant\": \"%s\", \"line\": %d}}", category[x->kind],
+				  m->variant[v].name, x->lineno);
+			free(id);
+		}
+	sb_printf(&k->sb, "\n  ]");
+}
+
+/* The declaration an XFAIL cell answers to: the first whose pattern holds, as the judge took. */
+static const struct xfail *declaration(const struct matrix *m, const struct cell *c)
+{
+	const struct variant *v = &m->variant[c->variant];
+
+	for (int i = 0; i < v->nxfail; i++)
+		if (matrix_pattern_matches(&v->xfail[i].pattern, m->nsym, c->resolved, c->arch))
+			return &v->xfail[i];
+	return NULL;
+}
+
+static void incidents(struct kcidb *k, const struct matrix *m, const struct plan *p)
+{
+	begin_list(k, "incidents");
+	for (int i = 0; i < p->ncell; i++) {
+		const struct cell *c = &p->cell[i];
+		const struct xfail *x = c->status == CELL_XFAIL ? declaration(m, c) : NULL;
+		char *issue, *target, *id;
+		int on_build;
+
+		if (!x)
+			continue;
+		issue = issue_id(k, &m->variant[c->variant], x);
+		on_build = x->kind == XFAIL_BUILD;
+		target = on_build ? build_id(k, m, c) : test_id(k, m, c, "kcmp_matrix.boot");
+		id = kcidb_id(k, (const char *const[]){ "incident", issue, target, NULL });
+		begin_object(k, id);
+		field(k, "issue_id", issue);
+		sb_printf(&k->sb, ", \"issue_version\": 1");
+		field(k, on_build ? "build_id" : "test_id", target);
+		sb_printf(&k->sb, ", \"present\": true}");
+		free(id);
+		free(target);
+		free(issue);
+	}
+	sb_printf(&k->sb, "\n  ]");
+}
+
+char *report_kcidb(const struct matrix *m, const struct plan *p, const struct run_info *ri,
+		   const char *results_dir)
+{
+	char *dir = realpath(results_dir, NULL), *url;
+	const char *published = getenv("KCIDB_ARTIFACTS_URL");
+	struct kcidb k = { .origin = report_kcidb_origin() };
+
+	if (!k.origin)
+		k.origin = "kcmp_matrix";	/* main refused a bad KCIDB_ORIGIN at its start */
+	k.dir = dir ? dir : results_dir;
+	url = published && *published ? xstrdup(published) : xasprintf("file://%s", k.dir);
+	k.url = url;
+	sb_printf(&k.sb, "{\n  \"version\": {\"major\": 5, \"minor\": 3}");
+	checkouts(&k, m, p, time(NULL) - (time_t)ri->seconds);
+	builds(&k, m, p);
+	tests(&k, m, p);
+	issues(&k, m);
+	incidents(&k, m, p);
+	sb_printf(&k.sb, "\n}\n");
+	free(url);
+	free(dir);
+	return k.sb.s;
+}
