@@ -1,6 +1,7 @@
 /* preflight: see preflight.h. */
 #define _GNU_SOURCE
 #include "preflight.h"
+#include "boot.h"
 #include "build.h"
 #include "cache.h"
 #include "guest.h"
@@ -162,16 +163,14 @@ static void check_qemu(const struct arch *a, const char *dir, struct problems *p
 {
 	char *missing = xasprintf("%s/no-such-kernel-%s", dir, a->name);
 	char *log = xasprintf("%s/qemu-%s.log", dir, a->name), *out = NULL, *pkgs;
-	const char **argv;
+	char *none[] = { NULL }, *cmdline;
+	/* the very line a boot runs (boot.c), isolation included, with a kernel that is not there */
+	const char **argv = boot_argv(&(struct boot_req){ .arch = a, .kernel = missing,
+							  .initramfs = missing, .guest_args = none },
+				      &cmdline);
 	struct spawn_result res;
-	int nq = 0, started;
+	int started;
 
-	while (a->qemu[nq])
-		nq++;
-	argv = xcalloc((size_t)nq + 3, sizeof(*argv));
-	memcpy(argv, a->qemu, (size_t)nq * sizeof(*argv));
-	argv[nq] = "-kernel";
-	argv[nq + 1] = missing;
 	unlink(log);
 	started = spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 30 },
 			    &res) == 0;
@@ -194,6 +193,7 @@ static void check_qemu(const struct arch *a, const char *dir, struct problems *p
 	free(pkgs);
 	free(out);
 	free(argv);
+	free(cmdline);
 	free(log);
 	free(missing);
 }
