@@ -148,23 +148,14 @@ static int executable(const char *prog)
 	return found;
 }
 
-static int job_count(const char *s)
+/* An option's whole number from lo to hi ("0.5" and "1e12" are not). */
+static int whole_number(const char *opt, const char *s, long lo, long hi)
 {
 	char *end;
 	long n = strtol(s, &end, 10);
 
-	if (*end || end == s || n < 1 || n > 1024)
-		die("--jobs: '%s' is not a whole number from 1 to 1024", s);
-	return (int)n;
-}
-
-static int retries(const char *s)
-{
-	char *end;
-	long n = strtol(s, &end, 10);
-
-	if (*end || end == s || n < 0 || n > 10)
-		die("--boot-retries: '%s' is not a number from 0 to 10", s);
+	if (*end || end == s || n < lo || n > hi)
+		die("%s: '%s' is not a whole number from %ld to %ld", opt, s, lo, hi);
 	return (int)n;
 }
 
@@ -239,9 +230,11 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case O_MATRIX: o->run.matrix_dir = optarg; break;
 		case O_PATCHES: o->run.patch_dir = optarg; break;
 		case O_GUEST: o->run.guest_src = optarg; break;
-		case 'j': o->run.jobs = job_count(optarg); break;
+		case 'j': o->run.jobs = whole_number("--jobs", optarg, 1, 1024); break;
 		case O_TIMEOUT: o->run.boot_timeout = positive_number("--boot-timeout", optarg); break;
-		case O_BOOT_RETRIES: o->run.boot_retries = retries(optarg); break;
+		case O_BOOT_RETRIES:
+			o->run.boot_retries = whole_number("--boot-retries", optarg, 0, 10);
+			break;
 		case O_BUILD_TIMEOUT:
 			o->run.build_timeout = positive_number("--build-timeout", optarg);
 			break;
