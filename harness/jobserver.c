@@ -7,11 +7,13 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 int jobserver_open(struct jobserver *js, int slots)
 {
 	*js = (struct jobserver){ .fd = { -1, -1 }, .slots = slots < 1 ? 1 : slots };
+	pthread_mutex_init(&js->lock, NULL);
 	if (pipe2(js->fd, O_CLOEXEC))
 		return -1;
 	for (int i = 0; i < js->slots; i++) {
@@ -36,6 +38,10 @@ int jobserver_take(struct jobserver *js, char *err, size_t errlen)
 
 	if (!js)
 		return 0;
+	/* counted before the read: while we wait, the pipe is not all there is */
+	pthread_mutex_lock(&js->lock);
+	js->held++;
+	pthread_mutex_unlock(&js->lock);
 	readable.fd = js->fd[0];
 	for (;;) {
 		ssize_t n = read(js->fd[0], &token, 1);
@@ -51,20 +57,36 @@ int jobserver_take(struct jobserver *js, char *err, size_t errlen)
 		if (n <= 0 && errno != EINTR) {
 			snprintf(err, errlen, "cannot take a job slot from the jobserver's pipe: %s",
 				 strerror(errno));
+			pthread_mutex_lock(&js->lock);
+			js->held--;
+			pthread_mutex_unlock(&js->lock);
 			return -1;
 		}
 	}
 }
 
-void jobserver_give(struct jobserver *js)
+static void put_token(struct jobserver *js)
 {
 	ssize_t n;
 
-	if (!js)
-		return;
 	do
 		n = write(js->fd[1], "+", 1);
 	while (n < 0 && errno == EINTR);
+}
+
+void jobserver_give(struct jobserver *js)
+{
+	int in_pipe = 0;
+
+	if (!js)
+		return;
+	put_token(js);
+	pthread_mutex_lock(&js->lock);
+	/* nothing of ours runs or waits: every slot must be in the pipe; a killed make's are not */
+	if (--js->held == 0 && ioctl(js->fd[0], FIONREAD, &in_pipe) == 0)
+		for (; in_pipe < js->slots; in_pipe++)
+			put_token(js);
+	pthread_mutex_unlock(&js->lock);
 }
 
 void jobserver_close(struct jobserver *js)

@@ -10,17 +10,23 @@
  *
  * The harness is the parent: it takes a slot before it starts a make (or a guest, which keeps
  * a core busy too) and gives it back when that child has ended. A make that is killed (a build
- * timeout) cannot give back the slots it had read: the pool shrinks by those, never below the
- * slots the harness itself takes and gives, so the run slows but cannot stall.
+ * timeout) cannot give back the slots it had read. So whenever the harness holds no slot at
+ * all (no make and no guest of the run is running, and no thread is taking one), every slot
+ * must be back in the pipe, and the last give tops the pipe up to the pool's size: slots a
+ * killed make took come back at the next quiet moment (at the latest between two kernels of
+ * the arch that builds last), instead of being lost for the rest of the run.
  */
 #ifndef KCMPM_JOBSERVER_H
 #define KCMPM_JOBSERVER_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 struct jobserver {
 	int fd[2];		/* the pipe: read a byte to take a slot, write it to give it back */
 	int slots;		/* how many it was opened with */
+	int held;		/* slots the harness holds or is waiting for (under lock) */
+	pthread_mutex_t lock;
 	char makeflags[96];	/* "MAKEFLAGS=-jN --jobserver-auth=R,W" for a client make */
 };
 
@@ -33,7 +39,8 @@ int jobserver_open(struct jobserver *js, int slots);
  * 0, or -1 with why in err when the pipe fails. */
 int jobserver_take(struct jobserver *js, char *err, size_t errlen);
 
-/* Gives back a slot taken with jobserver_take; nothing for a NULL pool. */
+/* Gives back a slot taken with jobserver_take; nothing for a NULL pool. The last one given
+ * back tops the pipe up to the pool's size (slots a killed make held). */
 void jobserver_give(struct jobserver *js);
 
 /* Closes the pipe. Safe on a pool that was never opened (fd -1). */

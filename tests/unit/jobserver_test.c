@@ -22,6 +22,25 @@ static int free_slots(const struct jobserver *js)
 	return ioctl(js->fd[0], FIONREAD, &n) ? -1 : n;
 }
 
+/* A make killed while it held two slots (read from the pipe, never written back) loses them
+ * only until the harness holds no slot: the last give tops the pool up again. */
+TEST(jobserver_slots_of_a_killed_make_come_back)
+{
+	struct jobserver js;
+	char err[256] = "", stolen[2];
+
+	CHECK(jobserver_open(&js, 3) == 0);
+	CHECK(jobserver_take(&js, err, sizeof(err)) == 0);	/* the harness starts a make */
+	CHECK(jobserver_take(&js, err, sizeof(err)) == 0);	/* and a boot */
+	CHECK(read(js.fd[0], stolen, 1) == 1);			/* the make takes its one more */
+	CHECK(free_slots(&js) == 0);
+	jobserver_give(&js);					/* the make is killed */
+	CHECK(free_slots(&js) == 1);				/* its own slot is lost yet */
+	jobserver_give(&js);					/* the boot ends: all quiet */
+	CHECK(free_slots(&js) == 3);
+	jobserver_close(&js);
+}
+
 TEST(jobserver_pool_holds_its_slots)
 {
 	struct jobserver js;
