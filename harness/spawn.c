@@ -582,6 +582,9 @@ int spawn_exec(const char *const *argv)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
+	/* the program that replaces us is the user's (make shell's QEMU), not a child a killed
+	 * run left: without the mark, a later run's sweep (spawn_claim_children) leaves it be */
+	unsetenv("KCMPM_OWNER");
 	execvp(argv[0], (char *const *)argv);
 	return -1;
 }

@@ -116,7 +116,8 @@ void spawn_set_tick(void (*tick)(void *arg), void *arg);
 char *spawn_first_line(const char *const *argv, const char *log_path);
 
 /* Replaces this process with argv (an interactive program on our terminal, like make shell's
- * QEMU). Returns only on failure, with errno set. */
+ * QEMU), without the KCMPM_OWNER mark, so no later run's sweep kills it. Returns only on
+ * failure, with errno set. */
 int spawn_exec(const char *const *argv);
 
 /* Formats argv as one line for logs and reproducers (quoted where needed). Caller frees. */
