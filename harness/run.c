@@ -530,7 +530,8 @@ static void remove_attempt_logs(const char *dir)
 
 /* The boots' cache entry: each attempt's outcome line ("status timed_out seconds"), then its
  * console as serial.attempt-<k>.log, the last one as serial.log. The key names the format, so
- * an entry of another layout is a miss, never misread. */
+ * an entry of another layout is a miss, never misread. Boots whose last one was the machine's
+ * noise (judge_boot_retryable) are never kept: the next run boots again. */
 static void boot_key(const struct group *g, const struct cell *c, const struct boot_req *req,
 		     char key[17])
 {
@@ -585,6 +586,11 @@ static int reuse_boots(struct group *g, const struct cell *c, const char *key, s
 			boots_free(b);
 			return -1;
 		}
+	}
+	/* an entry from before noise was kept out: never trusted, booted again */
+	if (n && judge_boot_retryable(&b->attempt[n - 1])) {
+		boots_free(b);
+		return -1;
 	}
 	return n ? 0 : -1;
 }
@@ -696,8 +702,11 @@ static int boot_cell(struct group *g, struct cell *c, const char *kernel, char *
 		free(command);
 		free(line);
 	} else {
+		remove_attempt_logs(c->dir);	/* what a refused entry copied */
 		rc = boot_afresh(g, c, &req, &b, err, errlen);
-		if (rc == 0)
+		/* boots that ended in the machine's noise say nothing of the kernel: not kept, so
+		 * the next run boots it again */
+		if (rc == 0 && !judge_boot_retryable(&b.attempt[b.n - 1]))
 			store_boots(g, c, key, &b);
 	}
 	if (rc == 0) {
