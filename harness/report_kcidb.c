@@ -388,8 +388,22 @@ static const struct xfail *declaration(const struct matrix *m, const struct cell
 	return NULL;
 }
 
+/* Has list (n ids) got id? */
+static int listed(char *const *list, int n, const char *id)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(list[i], id))
+			return 1;
+	return 0;
+}
+
+/* One incident per issue and build or test: cells that share a kernel share its build, and
+ * its known build failure is one incident. */
 static void incidents(struct kcidb *k, const struct matrix *m, const struct plan *p)
 {
+	char **written = xcalloc((size_t)p->ncell + 1, sizeof(*written));
+	int nwritten = 0;
+
 	begin_list(k, "incidents");
 	for (int i = 0; i < p->ncell; i++) {
 		const struct cell *c = &p->cell[i];
@@ -403,16 +417,21 @@ static void incidents(struct kcidb *k, const struct matrix *m, const struct plan
 		on_build = x->kind == XFAIL_BUILD;
 		target = on_build ? build_id(k, m, c) : test_id(k, m, c, "kcmp_matrix.boot");
 		id = kcidb_id(k, (const char *const[]){ "incident", issue, target, NULL });
-		begin_object(k, id);
-		field(k, "issue_id", issue);
-		sb_printf(&k->sb, ", \"issue_version\": 1");
-		field(k, on_build ? "build_id" : "test_id", target);
-		sb_printf(&k->sb, ", \"present\": true}");
-		free(id);
+		if (!listed(written, nwritten, id)) {
+			begin_object(k, id);
+			field(k, "issue_id", issue);
+			sb_printf(&k->sb, ", \"issue_version\": 1");
+			field(k, on_build ? "build_id" : "test_id", target);
+			sb_printf(&k->sb, ", \"present\": true}");
+			written[nwritten++] = id;
+		} else {
+			free(id);
+		}
 		free(target);
 		free(issue);
 	}
 	sb_printf(&k->sb, "\n  ]");
+	free_strings(written);
 }
 
 char *report_kcidb(const struct matrix *m, const struct plan *p, const struct run_info *ri,
