@@ -221,6 +221,11 @@ char *plan_cell_path(const struct matrix *m, const struct cell *c)
 	return path;
 }
 
+char *plan_console_name(int k, int n)
+{
+	return k == n ? xstrdup("serial.log") : xasprintf("serial.attempt-%d.log", k);
+}
+
 void plan_shard(struct plan *p, int k, int n)
 {
 	int from = (int)((long)(k - 1) * p->ncell / n), to = (int)((long)k * p->ncell / n);

@@ -101,6 +101,10 @@ int cell_status_from_name(const char *name);
 /* A cell's directory relative to results/: cells/<tree>/<variant>/<arch>/<combination>. Caller
  * frees. */
 char *plan_cell_path(const struct matrix *m, const struct cell *c);
+/* The console of boot k (1-based) of a cell's n boots, as a file name in its directory (and
+ * in its boots cache entry): serial.log for the last, serial.attempt-<k>.log for an earlier
+ * one (n 0: always that). Caller frees. */
+char *plan_console_name(int k, int n);
 
 /* Keeps only shard k of n (1 <= k <= n): a contiguous slice of the cells in plan order, so a
  * shard keeps whole (tree, variant, arch) groups and their incremental builds together where it can.

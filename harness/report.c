@@ -351,11 +351,12 @@ static void json_cell(struct strbuf *sb, const struct matrix *m, const struct ce
 	json_field(sb, "dir", dir, 0);
 	/* every boot's console, the retried ones first (the judge read them all) */
 	sb_printf(sb, "\"boots\": %d, \"consoles\": [", c->attempts);
-	for (int k = 1; k <= c->attempts; k++)
-		if (k < c->attempts)
-			sb_printf(sb, "\"%s/serial.attempt-%d.log\", ", dir, k);
-		else
-			sb_printf(sb, "\"%s/serial.log\"", dir);
+	for (int k = 1; k <= c->attempts; k++) {
+		char *name = plan_console_name(k, c->attempts);
+
+		sb_printf(sb, "%s\"%s/%s\"", k > 1 ? ", " : "", dir, name);
+		free(name);
+	}
 	sb_printf(sb, "], \"built\": %s, \"flaky\": %s, \"modules\": [", c->built ? "true" : "false",
 		  c->flaky ? "true" : "false");
 	json_words(sb, c->modules);

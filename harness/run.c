@@ -517,14 +517,15 @@ static void add_attempt(const struct group *g, struct boots *b, const char *log_
 	free(text);
 }
 
-/* Earlier runs' attempt logs go, so the cell's directory shows this run's boots only. */
+/* Earlier boots' consoles go, so the cell's directory shows this run's boots only. */
 static void remove_attempt_logs(const char *dir)
 {
 	for (int k = 1; k <= MAX_BOOT_ATTEMPTS; k++) {
-		char *path = xasprintf("%s/serial.attempt-%d.log", dir, k);
+		char *name = plan_console_name(k, 0), *path = xasprintf("%s/%s", dir, name);
 
 		unlink(path);
 		free(path);
+		free(name);
 	}
 }
 
@@ -546,13 +547,6 @@ static void boot_key(const struct group *g, const struct cell *c, const struct b
 	free(line);
 }
 
-/* The file of boot k (1-based) of n in a cell's directory or a boots cache entry:
- * serial.log for the last, serial.attempt-<k>.log for the others. Caller frees. */
-static char *attempt_name(int k, int n)
-{
-	return k == n ? xstrdup("serial.log") : xasprintf("serial.attempt-%d.log", k);
-}
-
 /* The boots from the cache into the cell's directory: 0, or -1 when the entry is missing or
  * unreadable (then boot afresh). */
 static int reuse_boots(struct group *g, const struct cell *c, const char *key, struct boots *b)
@@ -572,7 +566,7 @@ static int reuse_boots(struct group *g, const struct cell *c, const char *key, s
 	}
 	free(outcome);
 	for (int k = 1; k <= n; k++) {
-		char *name = attempt_name(k, n);
+		char *name = plan_console_name(k, n);
 		char *cached = cache_file(g->o->cache_dir, "boots", key, name);
 		char *dest = xasprintf("%s/%s", c->dir, name);
 		int failed = copy_file(cached, dest);
@@ -582,17 +576,15 @@ static int reuse_boots(struct group *g, const struct cell *c, const char *key, s
 		free(dest);
 		free(cached);
 		free(name);
-		if (failed) {
-			boots_free(b);
-			return -1;
-		}
+		if (failed)
+			break;
 	}
-	/* an entry from before noise was kept out: never trusted, booted again */
-	if (n && judge_boot_retryable(&b->attempt[n - 1])) {
-		boots_free(b);
-		return -1;
-	}
-	return n ? 0 : -1;
+	/* an entry from before noise was kept out is never trusted: booted again */
+	if (b->n == n && n && !judge_boot_retryable(&b->attempt[n - 1]))
+		return 0;
+	boots_free(b);
+	remove_attempt_logs(c->dir);	/* what it copied */
+	return -1;
 }
 
 /* Caches the boots of a cell: every attempt's console and outcome, so a rerun judges the same
@@ -608,7 +600,7 @@ static void store_boots(struct group *g, const struct cell *c, const char *key,
 	cache_begin(&g->cache, "boots", key);
 	for (int k = 1; k <= b->n && !failed; k++) {
 		const struct boot_outcome *o = &b->attempt[k - 1].outcome;
-		char *name = attempt_name(k, b->n), *from = xasprintf("%s/%s", c->dir, name);
+		char *name = plan_console_name(k, b->n), *from = xasprintf("%s/%s", c->dir, name);
 		char *to = cache_file(g->o->cache_dir, "boots", key, name);
 
 		failed = copy_file(from, to);
@@ -659,7 +651,7 @@ static int boot_afresh(struct group *g, struct cell *c, struct boot_req *req, st
 		    b->n == MAX_BOOT_ATTEMPTS)
 			break;
 		{
-			char *kept = xasprintf("%s/serial.attempt-%d.log", c->dir, k);
+			char *name = plan_console_name(k, 0), *kept = xasprintf("%s/%s", c->dir, name);
 
 			if (rename(req->log_path, kept))
 				warn("cannot keep '%s' as '%s':", req->log_path, kept);
@@ -667,6 +659,7 @@ static int boot_afresh(struct group *g, struct cell *c, struct boot_req *req, st
 				      "(the machine's noise); booting again", g->m->arch[c->arch].name,
 				      g->m->variant[c->variant].name, combo, k);
 			free(kept);
+			free(name);
 		}
 	}
 	free(combo);
@@ -702,7 +695,6 @@ static int boot_cell(struct group *g, struct cell *c, const char *kernel, char *
 		free(command);
 		free(line);
 	} else {
-		remove_attempt_logs(c->dir);	/* what a refused entry copied */
 		rc = boot_afresh(g, c, &req, &b, err, errlen);
 		/* boots that ended in the machine's noise say nothing of the kernel: not kept, so
 		 * the next run boots it again */
