@@ -182,18 +182,6 @@ static void write_end(void)
 		deferred_exit(deferred_signal);
 }
 
-static int write_file_guarded(const char *path, const char *data, size_t len);
-
-int write_file_atomic(const char *path, const char *data, size_t len)
-{
-	int rc;
-
-	write_begin();
-	rc = write_file_guarded(path, data, len);
-	write_end();
-	return rc;
-}
-
 static int write_file_guarded(const char *path, const char *data, size_t len)
 {
 	/* the thread in the name too: each arch's thread writes files (run.c) */
@@ -219,6 +207,16 @@ fail:
 	free(tmp);
 	errno = err;
 	return -1;
+}
+
+int write_file_atomic(const char *path, const char *data, size_t len)
+{
+	int rc;
+
+	write_begin();
+	rc = write_file_guarded(path, data, len);
+	write_end();
+	return rc;
 }
 
 int copy_file(const char *from, const char *to)
