@@ -500,32 +500,30 @@ static int cell_from_name(const struct matrix *m, const char *name, struct cell 
 	return c->tree < 0 || c->variant < 0 || c->arch < 0 || n != m->nsym ? -1 : 0;
 }
 
-/* The cells of the whole run that no shard given reported: PENDING, with why. */
-static void add_missing_cells(const struct matrix *m, struct plan *all, char **whole, int n)
+/* The cells of the shards that did not report (seen[k - 1] 0): PENDING, with why. A shard's
+ * cells are its slice of the whole plan, as plan_shard cut it: [(k-1)*N/n, k*N/n). */
+static void add_missing_cells(const struct matrix *m, struct plan *all, char **whole, int n,
+			      const int *seen)
 {
-	for (int w = 0; whole[w]; w++) {
-		int found = 0, k = 0, nw = 0;
+	int nw = 0;
 
-		for (int i = 0; i < all->ncell && !found; i++) {
-			char *name = report_cell_name(m, &all->cell[i]);
+	while (whole[nw])
+		nw++;
+	for (int k = 1; k <= n; k++) {
+		int from = (int)((long)(k - 1) * nw / n), to = (int)((long)k * nw / n);
 
-			found = !strcmp(name, whole[w]);
-			free(name);
+		for (int w = from; w < to && !seen[k - 1]; w++) {
+			struct cell *c;
+
+			all->cell = xrealloc(all->cell, (size_t)(all->ncell + 1) * sizeof(*all->cell));
+			c = &all->cell[all->ncell];
+			if (cell_from_name(m, whole[w], c))
+				die("merge: a shard's whole_plan names '%s', which is no cell of "
+				    "matrix/", whole[w]);
+			snprintf(c->reason, sizeof(c->reason), "not run: shard %d/%d did not report",
+				 k, n);
+			all->ncell++;
 		}
-		if (found)
-			continue;
-		while (whole[nw])
-			nw++;
-		/* plan_shard's slices: shard k holds [(k-1)*N/n, k*N/n) */
-		while (k < n && (long)w >= (long)(k + 1) * nw / n)
-			k++;
-		all->cell = xrealloc(all->cell, (size_t)(all->ncell + 1) * sizeof(*all->cell));
-		if (cell_from_name(m, whole[w], &all->cell[all->ncell]))
-			die("merge: a shard's whole_plan names '%s', which is no cell of matrix/",
-			    whole[w]);
-		snprintf(all->cell[all->ncell].reason, sizeof(all->cell[0].reason), "not run: "
-			 "shard %d/%d did not report", k + 1, n);
-		all->ncell++;
 	}
 }
 
@@ -570,7 +568,7 @@ static int merge_command(const struct options *o, struct matrix *m)
 		die("merge: %d shard directories given, but the shards say there are %d; give all of "
 		    "them", nshard, n);
 	if (nshard != n) {
-		add_missing_cells(m, &all, ri.whole_plan, n);
+		add_missing_cells(m, &all, ri.whole_plan, n, seen);
 		snprintf(ri.partial, sizeof(ri.partial), "%d of %d shards reported; the cells of the "
 			 "others did not run", nshard, n);
 	}
