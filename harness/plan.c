@@ -90,6 +90,42 @@ static int select_names(char **names, int count, int (*index)(const struct matri
 	return 0;
 }
 
+/* The symbols' types as the rules declare them: a symbol some variant's rules call tristate
+ * takes n, m and y. The trees must agree with the rules (main.c checks it once they are
+ * unpacked), so the plan made with these types is the one the run will make. */
+static void types_from_rules(struct matrix *m)
+{
+	for (int s = 0; s < m->nsym; s++) {
+		int tristate = 0, declared = 0;
+
+		for (int v = 0; v < m->nvariant; v++) {
+			const struct rule_symbol *rs = &m->variant[v].rules.sym[s];
+
+			declared |= rs->defined && !rs->absent;
+			tristate |= !rs->absent && rs->tristate;
+		}
+		/* no rules declare it: the tree alone says, so allow every value */
+		matrix_set_type(m, s, tristate || !declared ? 't' : 'b');
+	}
+}
+
+/* Says "the filters select no cell" before the preflight and the trees' unpack, not after. */
+static int check_selects_a_cell(const struct matrix *m, const struct plan_filter *f, char *err,
+				size_t errlen)
+{
+	struct matrix *typed = xmalloc(sizeof(*typed));
+	struct plan p;
+	int rc;
+
+	*typed = *m;	/* a shallow copy: only its values change */
+	types_from_rules(typed);
+	rc = plan_make(typed, f, &p, err, errlen);
+	if (rc == 0)
+		plan_free(&p);
+	free(typed);
+	return rc;
+}
+
 int plan_check_filter(const struct matrix *m, const struct plan_filter *f, int *arch_on,
 		      int *tree_on, char *err, size_t errlen)
 {
@@ -109,7 +145,7 @@ int plan_check_filter(const struct matrix *m, const struct plan_filter *f, int *
 		rc = matrix_parse_pattern(m, alt, "ONLY", &t, err, errlen);
 	}
 	free(copy);
-	return rc;
+	return rc ? rc : check_selects_a_cell(m, f, err, errlen);
 }
 
 /* Adds the cell (tree t, variant v, arch a, combination combo) with its prediction. */

@@ -2699,7 +2699,7 @@ TEST(e2e_bad_values_exit_2)
 {
 	char *dir = scratch_copy("matrix", "matrix-bad-values");
 	char *conf = xasprintf("%s/matrix.conf", dir), *arch_conf = xasprintf("%s/arches.conf", dir);
-	char *text = read_file(conf, NULL);
+	char *text = read_file(conf, NULL), *fresh_cache = xasprintf("%s/no-cell-cache", scratch);
 
 	expect_harness_error("jobs-half", (const char *[]){ "--jobs", "0.5", NULL },
 			     "--jobs: '0.5' is not a whole number from 1 to 1024");
@@ -2715,6 +2715,12 @@ TEST(e2e_bad_values_exit_2)
 	/* the run would lock the one directory twice and wait on itself */
 	expect_harness_error("cache-is-results", (const char *[]){ "--results", cache, NULL },
 			     "--cache and --results name the same directory");
+	/* a filter no cell can pass (EXPERT is bool) is said before the preflight and the unpack:
+	 * the run never even makes its cache */
+	expect_harness_error("no-cell", (const char *[]){ "--only", "EXPERT=m", "--cache",
+							  fresh_cache, NULL },
+			     "the filters select no cell; check TREES, ARCH, VARIANTS and ONLY");
+	CHECK(access(fresh_cache, F_OK) != 0);
 	CHECK(text != NULL);
 	edit_file(conf, "symbols EXPERT KCMP", "symbols EXPERT KCMP KCMP");
 	expect_harness_error("symbol-twice", (const char *[]){ "--matrix", dir, NULL },
@@ -2728,6 +2734,7 @@ TEST(e2e_bad_values_exit_2)
 	expect_harness_error("arch-timeout-nan", (const char *[]){ "--matrix", dir, NULL },
 			     "boot-timeout must be a positive number of seconds");
 	free(text);
+	free(fresh_cache);
 	free(arch_conf);
 	free(conf);
 	free(dir);
