@@ -604,9 +604,10 @@ static void check_machine(const struct options *o, const struct matrix *m, const
 		die("%s", err);
 }
 
-/* A run stopped by an error: the cells it finished are written as a partial run, marked with
- * the error, so hours of finished work stay readable. Nothing is written when no cell
- * finished: the results of an earlier run stay as they were. */
+/* A run stopped by an error or a signal: the cells it finished are written as a partial run,
+ * marked with why, so hours of finished work stay readable and no table of an earlier run
+ * stays beside cells this one rewrote. Nothing is written when no cell finished: the results
+ * of an earlier run stay as they were. */
 static void write_partial_results(const struct options *o, const struct matrix *m,
 				  const struct plan *p, struct run_info *ri,
 				  const struct plan *previous, const char *why)
@@ -615,7 +616,7 @@ static void write_partial_results(const struct options *o, const struct matrix *
 	char *table;
 
 	for (int i = 0; i < p->ncell; i++)
-		if (p->cell[i].status != CELL_PENDING)
+		if (__atomic_load_n(&p->cell[i].finished, __ATOMIC_ACQUIRE))
 			done.cell[done.ncell++] = p->cell[i];
 	if (done.ncell && plan_index(m, &done, ri->partial, sizeof(ri->partial)) == 0) {
 		snprintf(ri->partial, sizeof(ri->partial), "stopped after %d of %d cells: %s",
@@ -707,6 +708,25 @@ static void add_ksrc_tree(struct options *o, struct matrix *m)
 	}
 }
 
+/* What a signal's stop needs to write the cells a run finished (spawn_set_stop_hook). */
+struct stopped_run {
+	const struct options *o;
+	const struct matrix *m;
+	const struct plan *p, *previous;
+	struct run_info *ri;
+	double start;
+};
+
+static void write_stopped_run(int sig, void *arg)
+{
+	struct stopped_run *s = arg;
+	char why[64];
+
+	snprintf(why, sizeof(why), "interrupted by SIG%s", sigabbrev_np(sig));
+	s->ri->seconds = now_seconds() - s->start;
+	write_partial_results(s->o, s->m, s->p, s->ri, s->previous, why);
+}
+
 static int run_command(struct options *o, struct matrix *m)
 {
 	struct plan p, previous = { 0 };
@@ -716,7 +736,7 @@ static int run_command(struct options *o, struct matrix *m)
 	int arch_used[m->narch], tree_used[MAX_TREES];
 	char err[2048], *table;
 	double start = now_seconds();
-	int status;
+	int status, rc;
 
 	add_ksrc_tree(o, m);
 	if (plan_check_filter(m, &o->filter, arch_used, tree_used, err, sizeof(err)))
@@ -758,7 +778,12 @@ static int run_command(struct options *o, struct matrix *m)
 			fprintf(stderr, "kcmp-matrix: tree %s: kernel %s from %s\n", m->tree[t].name,
 				trees[t].version, trees[t].path);
 	fprintf(stderr, "kcmp-matrix: %d cells, cache %s\n", p.ncell, o->run.cache_dir);
-	if (run_plan(&o->run, m, trees, tools, &p, err, sizeof(err))) {
+	spawn_set_stop_hook(write_stopped_run, &(struct stopped_run){
+		.o = o, .m = m, .p = &p, .ri = &ri, .start = start,
+		.previous = o->previous ? &previous : NULL });
+	rc = run_plan(&o->run, m, trees, tools, &p, err, sizeof(err));
+	spawn_set_stop_hook(NULL, NULL);	/* from here on, this thread writes the results */
+	if (rc) {
 		ri.seconds = now_seconds() - start;
 		write_partial_results(o, m, &p, &ri, o->previous ? &previous : NULL, err);
 		/* the build's own full-disk message says what to do already */

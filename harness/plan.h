@@ -56,6 +56,9 @@ struct cell {
 	char reason[1024];
 	char *dir;			/* this cell's directory under results/ */
 	double build_seconds, boot_seconds;
+	int finished;			/* judged and recorded (run.c's cell_done); a run a signal
+					 * stops writes these cells alone (atomic: the signal's
+					 * thread reads it while the arches' threads run) */
 };
 
 /* Which cells to run: NULL lists mean all. only is a pattern: space-separated alternatives,

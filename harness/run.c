@@ -140,8 +140,9 @@ static void note_how_far(int done, int total)
 	spawn_set_exit_note(note);
 }
 
-/* A finished cell: one line for the log and the terminal. */
-static void cell_done(struct group *g, const struct cell *c)
+/* A finished cell: one line for the log and the terminal, and the mark a stopped run's
+ * partial tables go by (set last: everything of the cell is written before it). */
+static void cell_done(struct group *g, struct cell *c)
 {
 	char *combo = plan_combo_name(g->m, c->combo);
 	struct progress *pg = g->pg;
@@ -154,6 +155,7 @@ static void cell_done(struct group *g, const struct cell *c)
 
 	note_how_far(done, pg->total);
 	free(combo);
+	__atomic_store_n(&c->finished, 1, __ATOMIC_RELEASE);
 }
 
 /* A cell's requested config (the base with its symbols set) and the cache key of its

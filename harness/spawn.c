@@ -80,8 +80,9 @@ static void exit_on_signal(int sig)
 	_exit(128 + sig);
 }
 
-/* Children die at once; a file being written is finished first (util.h's exit guard), then
- * the write's end takes the way out. */
+/* In a fork of the harness (spawn_fork_all), which has no thread to take signals: children
+ * die at once; a file being written is finished first (util.h's exit guard), then the write's
+ * end takes the way out. */
 static void on_fatal_signal(int sig)
 {
 	spawn_kill_all();
@@ -90,16 +91,84 @@ static void on_fatal_signal(int sig)
 	exit_on_signal(sig);
 }
 
-void spawn_install_signal_handlers(void)
+static void handle_fatal_signals_here(void)
 {
 	/* SA_RESTART: the write a deferred signal interrupted goes on to its end */
 	struct sigaction sa = { .sa_handler = on_fatal_signal, .sa_flags = SA_RESTART };
+	sigset_t fatal;
 
 	sigfillset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	exit_guard_set(exit_on_signal);
+	sigemptyset(&fatal);
+	sigaddset(&fatal, SIGINT);
+	sigaddset(&fatal, SIGTERM);
+	sigaddset(&fatal, SIGHUP);
+	pthread_sigmask(SIG_UNBLOCK, &fatal, NULL);
+}
+
+/* Once a signal has stopped the run, no call of this module returns a child's end: a thread
+ * that would see one (its child was killed by the stop) waits here for the process's exit,
+ * so nothing a killed make or QEMU "did" is ever judged, cached or written. */
+static volatile sig_atomic_t stopping;
+static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
+static void (*stop_hook)(int sig, void *arg);
+static void *stop_arg;
+static sigset_t fatal_signals;
+
+static void park_if_stopping(void)
+{
+	if (__atomic_load_n(&stopping, __ATOMIC_SEQ_CST))
+		for (;;)
+			pause();	/* the signals are blocked: only the exit ends this */
+}
+
+void spawn_set_stop_hook(void (*hook)(int sig, void *arg), void *arg)
+{
+	pthread_mutex_lock(&stop_lock);	/* a hook running now holds it until the exit */
+	stop_hook = hook;
+	stop_arg = arg;
+	pthread_mutex_unlock(&stop_lock);
+}
+
+/* The thread that takes SIGINT, SIGTERM and SIGHUP (blocked in every other thread): it stops
+ * the children, lets the run write what it finished (the stop hook), waits for the files being
+ * written to be whole, and exits. */
+static void *take_fatal_signals(void *unused)
+{
+	int sig;
+
+	(void)unused;
+	while (sigwait(&fatal_signals, &sig) != 0)
+		;
+	pthread_mutex_lock(&stop_lock);
+	__atomic_store_n(&stopping, 1, __ATOMIC_SEQ_CST);
+	spawn_kill_all();
+	if (stop_hook)
+		stop_hook(sig, stop_arg);
+	exit_guard_close();
+	exit_on_signal(sig);
+	return NULL;
+}
+
+void spawn_install_signal_handlers(void)
+{
+	pthread_t taker;
+
+	sigemptyset(&fatal_signals);
+	sigaddset(&fatal_signals, SIGINT);
+	sigaddset(&fatal_signals, SIGTERM);
+	sigaddset(&fatal_signals, SIGHUP);
+	/* blocked here, so in every thread started from now on */
+	pthread_sigmask(SIG_BLOCK, &fatal_signals, NULL);
+	if (pthread_create(&taker, NULL, take_fatal_signals, NULL) == 0) {
+		pthread_detach(taker);
+	} else {
+		/* no thread: the handler kills the children and exits without the tables */
+		handle_fatal_signals_here();
+	}
 }
 
 static void sleep_seconds(double s)
@@ -262,6 +331,7 @@ static int start_child(const struct spawn_req *req, pid_t *pid, int talk)
 	int report[2], e;
 	ssize_t n;
 
+	park_if_stopping();
 	if (pipe2(report, O_CLOEXEC))
 		return -1;
 	envp = child_environment(req);
@@ -369,6 +439,8 @@ static void forked(const struct starter *st, int i, pid_t parent)
 		live_pgid[k] = 0;
 	spawn_set_exit_note("");
 	tick_fn = NULL;
+	stop_hook = NULL;	/* the fork writes no tables: the harness does */
+	handle_fatal_signals_here();	/* the thread that takes them is not in the fork */
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != parent)
@@ -405,6 +477,7 @@ static int run_all(const struct starter *st, int n, int jobs, struct spawn_resul
 	for (int i = 0; i < n; i++)
 		res[i] = (struct spawn_result){ 0 };
 	for (;;) {
+		park_if_stopping();
 		while (!start_errno && next < n && nrun < jobs) {
 			struct running *r = &run[nrun];
 
@@ -437,6 +510,7 @@ static int run_all(const struct starter *st, int n, int jobs, struct spawn_resul
 		if (step < 0.05)
 			step *= 2;
 	}
+	park_if_stopping();
 	errno = start_errno;
 	return start_errno ? -1 : 0;
 }
@@ -487,6 +561,7 @@ static int server_read_line(struct spawn_server *s, double deadline)
 		double left = deadline - now_seconds();
 		ssize_t n;
 
+		park_if_stopping();
 		if (left <= 0)
 			return -1;
 		if (poll(&p, 1, left > 1 ? 1000 : (int)(left * 1000) + 1) < 0 && errno != EINTR)
@@ -528,6 +603,7 @@ int spawn_server_ask(struct spawn_server *s, const char *line, double timeout, c
 	if (send(s->fd, "\n", 1, MSG_NOSIGNAL) != 1 ||
 	    server_read_line(s, now_seconds() + timeout))
 		goto broken;
+	park_if_stopping();
 	nl = memchr(s->buf, '\n', s->have);
 	*nl = 0;
 	snprintf(reply, len, "%s", s->buf);
@@ -535,6 +611,7 @@ int spawn_server_ask(struct spawn_server *s, const char *line, double timeout, c
 	memmove(s->buf, nl + 1, s->have);
 	return 0;
 broken:
+	park_if_stopping();
 	spawn_server_stop(s);
 	return -1;
 }
@@ -564,6 +641,7 @@ int spawn_server_finish(struct spawn_server *s, double timeout)
 	for (;;) {
 		pid_t got = waitpid(s->pid, &wstatus, WNOHANG);
 
+		park_if_stopping();
 		if (got == s->pid) {
 			live_set(s->pid, 0);
 			*s = (struct spawn_server){ .pid = -1, .fd = -1 };
@@ -579,9 +657,13 @@ int spawn_server_finish(struct spawn_server *s, double timeout)
 
 int spawn_exec(const char *const *argv)
 {
+	sigset_t none;
+
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
+	sigemptyset(&none);	/* the mask survives exec: the program takes ^C itself */
+	pthread_sigmask(SIG_SETMASK, &none, NULL);
 	/* the program that replaces us is the user's (make shell's QEMU), not a child a killed
 	 * run left: without the mark, a later run's sweep (spawn_claim_children) leaves it be */
 	unsetenv("KCMPM_OWNER");

@@ -101,9 +101,16 @@ int spawn_server_finish(struct spawn_server *s, double timeout);
 /* Kills every running child's process group with SIGKILL. Async-signal-safe. */
 void spawn_kill_all(void);
 
-/* SIGINT, SIGTERM, SIGHUP: kill children, print the exit note (how far the run got and how
- * to resume: the caller's words), exit 128+signal. */
+/* SIGINT, SIGTERM, SIGHUP: kill children, run the stop hook, print the exit note (how far the
+ * run got and how to resume: the caller's words), exit 128+signal. The signals are taken by a
+ * thread of their own and blocked in the others, so call this before any thread is started.
+ * From the stop on, no call of this module returns a child's end (the thread waits for the
+ * exit instead), and no write_file_atomic() starts (util.h's exit guard). */
 void spawn_install_signal_handlers(void);
+/* What the run does with its finished work when a signal stops it (write it as a partial
+ * run): hook(sig, arg), in the signal's thread, after every child is killed. NULL: nothing.
+ * Setting it waits while a hook runs (then the process exits instead). */
+void spawn_set_stop_hook(void (*hook)(int sig, void *arg), void *arg);
 /* The text (ending in a newline) the handler prints; the caller keeps it current. */
 void spawn_set_exit_note(const char *note);
 

@@ -170,9 +170,30 @@ int exit_guard_defer(int sig)
 	return 1;
 }
 
+/* Set once the process is about to exit (exit_guard_close): no new write may start. */
+static volatile sig_atomic_t writes_closed;
+
 static void write_begin(void)
 {
 	__atomic_add_fetch(&writes_in_progress, 1, __ATOMIC_SEQ_CST);
+	/* counted first, then the check: exit_guard_close either waits for this write or this
+	 * thread sees the close, never neither */
+	if (__atomic_load_n(&writes_closed, __ATOMIC_SEQ_CST)) {
+		__atomic_sub_fetch(&writes_in_progress, 1, __ATOMIC_SEQ_CST);
+		for (;;)
+			pause();	/* the exit ends this thread */
+	}
+}
+
+void exit_guard_close(void)
+{
+	/* a write that cannot end (a disk that hangs) does not hold the exit for ever */
+	double give_up = now_seconds() + 30;
+
+	__atomic_store_n(&writes_closed, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&writes_in_progress, __ATOMIC_SEQ_CST) > 0 &&
+	       now_seconds() < give_up)
+		usleep(10000);
 }
 
 static void write_end(void)

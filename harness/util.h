@@ -39,6 +39,9 @@ char *read_file(const char *path, size_t *len);
  * exit_guard_set() with the signal. */
 void exit_guard_set(void (*exit_fn)(int sig));
 int exit_guard_defer(int sig);
+/* On the way out of a process whose signals a thread takes (spawn.h): waits for the writes in
+ * progress in other threads to end, and makes any later one wait for the exit instead. */
+void exit_guard_close(void);
 
 int write_file_atomic(const char *path, const char *data, size_t len);
 /* Removes the temporary files write_file_atomic leaves when the process is killed mid-write
