@@ -1,9 +1,11 @@
-/* run: the pipeline for one plan. For each tree, for each arch: for each variant, its base config and every
- * cell's resolved config; then the arch's distinct kernels, all variants together, in one
- * order (so each build differs little from the previous one in symbols and in variant), built
- * in one build directory from the arch's worktree (worktree.h), each booted and judged as soon
- * as it is built. Each finished cell's files are written under results/ at once; the tables
- * are written at the end.
+/* run: the pipeline for one plan, as an orchestrator. For each tree, for each arch: for each
+ * variant, its base config and every cell's resolved config (config_stage.h); then the arch's
+ * distinct kernels, all variants together, in one order (so each build differs little from the
+ * previous one in symbols and in variant), built in the arch's build directories from its
+ * worktree (build_stage.h), each booted and judged as soon as it is built (boot_stage.h, which
+ * hands the evidence to judge.h), its reproduce.sh written (reproducer.h) and the cell recorded
+ * (stage.h's cell_done). Each finished cell's files are written under results/ at once; the
+ * tables are written at the end (results.h, by main).
  *
  * The arches of a tree run at once, each in a thread of its own: one arch's kernel builds and
  * boots one after another, and the parts of a build that use one core (links, kallsyms, the
@@ -22,34 +24,8 @@
 
 #include "matrix.h"
 #include "plan.h"
+#include "run_opts.h"
 #include "tree.h"
-
-/* What a run may not reuse from the cache. */
-enum force {
-	FORCE_NONE,
-	FORCE_BOOT,	/* boot every kernel again */
-	FORCE_ALL,	/* start cold: build directories emptied, nothing reused */
-};
-
-struct run_opts {
-	const char *matrix_dir;
-	const char *patch_dir;		/* kernel-patch/ */
-	const char *guest_src;
-	const char *resolver_src;	/* kcmpm_resolve.c (resolver.h); NULL: make olddefconfig */
-	const char *results_dir;
-	const char *cache_dir;
-	const char *make;		/* make program */
-	const char *cc_wrapper;		/* compiler wrapper (ccache, distcc), or NULL */
-	const char *qemu;		/* overrides every arch's QEMU program (tests) */
-	int jobs;
-	double boot_timeout;		/* overrides the arches' boot-timeout when > 0 */
-	double build_timeout;		/* overrides the arches' build-timeout when > 0 */
-	int boot_retries;		/* boots again after a timeout with no crash or warning
-					 * (judge_boot_retryable), this often */
-	int config_only;		/* resolve and judge configs only: no build, no boot */
-	int arch_by_arch;		/* one arch's builds after the other's, not at once */
-	enum force force;
-};
 
 /* Where the kernel of a built cell is kept. Caller frees. */
 char *run_kernel_image(const struct run_opts *o, const struct matrix *m, const struct tree *t,

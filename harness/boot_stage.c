@@ -1,0 +1,265 @@
+/* boot_stage: see boot_stage.h. */
+#define _GNU_SOURCE
+#include "boot_stage.h"
+#include "boot.h"
+#include "judge.h"
+#include "jobserver.h"
+#include "kconfig.h"
+#include "ktap.h"
+#include "arch_tools.h"
+#include "progress.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The guest's expectations, as words for the kernel command line (free each), which the kernel
+ * hands to the guest as its environment: KCMPM_ID=<the kernel's tag> first, then
+ * KCMPM_EXPECT_<observable>=<predicted state> for each observable and
+ * KCMPM_CONFIG_<SYMBOL>=<y|m|n> for each guest-config symbol, from the cell's final config. */
+void guest_args(const struct group *g, const struct cell *c, char *args[MAX_GUEST_ARGS])
+{
+	char *path = xasprintf("%s/config", c->dir), *config = read_file(path, NULL);
+	int n = 0;
+
+	args[n++] = xasprintf("KCMPM_ID=kcmpm-%s", c->config_tag);
+	for (int i = 0; i < g->m->nobs; i++)
+		args[n++] = xasprintf("KCMPM_EXPECT_%s=%s", g->m->obs[i], c->predicted.observe[i]);
+	for (int k = 0; g->m->guest_config[k]; k++) {
+		char v = config ? kconfig_bool(config, g->m->guest_config[k], 1) : 0;
+
+		args[n++] = xasprintf("KCMPM_CONFIG_%s=%c", g->m->guest_config[k], v ? v : 'n');
+	}
+	args[n] = NULL;
+	free(config);
+	free(path);
+}
+
+/* A cell's boots: the console of each, and what the judge needs of it. */
+struct boots {
+	int n;
+	struct boot_attempt attempt[MAX_BOOT_ATTEMPTS];
+};
+
+static void boots_free(struct boots *b)
+{
+	for (int i = 0; i < b->n; i++)
+		ktap_free(&b->attempt[i].log);
+	b->n = 0;
+}
+
+/* Reads a boot's console into the next attempt. */
+static void add_attempt(const struct group *g, struct boots *b, const char *log_path,
+			const struct boot_outcome *out)
+{
+	size_t len = 0;
+	char *text = read_file(log_path, &len);
+	struct boot_attempt *a = &b->attempt[b->n++];
+
+	a->outcome = *out;
+	ktap_parse(text ? text : "", text ? len : 0, &g->m->arch[g->arch].marks, &a->log);
+	free(text);
+}
+
+/* Earlier boots' consoles go, so the cell's directory shows this run's boots only. */
+static void remove_attempt_logs(const char *dir)
+{
+	for (int k = 1; k <= MAX_BOOT_ATTEMPTS; k++) {
+		char *name = plan_console_name(k, 0), *path = xasprintf("%s/%s", dir, name);
+
+		unlink(path);
+		free(path);
+		free(name);
+	}
+}
+
+/* The boots' cache entry: each attempt's outcome line ("status timed_out seconds"), then its
+ * console as serial.attempt-<k>.log, the last one as serial.log. The key names the format, so
+ * an entry of another layout is a miss, never misread. Boots whose last one was the machine's
+ * noise (judge_boot_retryable) are never kept: the next run boots again. */
+static void boot_key(const struct group *g, const struct cell *c, const struct boot_req *req,
+		     char key[17])
+{
+	char *line = boot_command(req), timeout[32], retries[16];
+	const char *parts[] = { "boots 2", c->config_tag, g->tools->guest_hash, g->tools->emulator,
+				line, timeout, retries, NULL };
+
+	/* the kernel's path names its tag, so the command line is enough of a key */
+	snprintf(timeout, sizeof(timeout), "%g", req->timeout);
+	snprintf(retries, sizeof(retries), "%d", g->o->boot_retries);
+	cache_key(key, parts);
+	free(line);
+}
+
+/* The boots from the cache into the cell's directory: 0, or -1 when the entry is missing or
+ * unreadable (then boot afresh). */
+static int reuse_boots(struct group *g, const struct cell *c, const char *key, struct boots *b)
+{
+	char *outcome = g->cache.reuse_boots ? cache_get_text(&g->cache, "boots", key, "outcome")
+					     : NULL;
+	const char *line = outcome;
+	struct boot_outcome out[MAX_BOOT_ATTEMPTS];
+	int n = 0, used;
+
+	while (line && n < MAX_BOOT_ATTEMPTS &&
+	       sscanf(line, "%d %d %lf%n", &out[n].status, &out[n].timed_out, &out[n].seconds,
+		      &used) == 3) {
+		n++;
+		line = strchr(line + used, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	free(outcome);
+	for (int k = 1; k <= n; k++) {
+		char *name = plan_console_name(k, n);
+		char *cached = cache_file(g->o->cache_dir, "boots", key, name);
+		char *dest = xasprintf("%s/%s", c->dir, name);
+		int failed = copy_file(cached, dest);
+
+		if (!failed)
+			add_attempt(g, b, dest, &out[k - 1]);
+		free(dest);
+		free(cached);
+		free(name);
+		if (failed)
+			break;
+	}
+	/* an entry from before noise was kept out is never trusted: booted again */
+	if (b->n == n && n && !judge_boot_retryable(&b->attempt[n - 1]))
+		return 0;
+	boots_free(b);
+	remove_attempt_logs(c->dir);	/* what it copied */
+	return -1;
+}
+
+/* Caches the boots of a cell: every attempt's console and outcome, so a rerun judges the same
+ * attempts (a flaky pass stays flaky). The entry is written anew. */
+static void store_boots(struct group *g, const struct cell *c, const char *key,
+			const struct boots *b)
+{
+	struct strbuf outcome = { 0 };
+	int failed = 0;
+
+	if (!g->cache.store)
+		return;
+	cache_begin(&g->cache, "boots", key);
+	for (int k = 1; k <= b->n && !failed; k++) {
+		const struct boot_outcome *o = &b->attempt[k - 1].outcome;
+		char *name = plan_console_name(k, b->n), *from = xasprintf("%s/%s", c->dir, name);
+		char *to = cache_file(g->o->cache_dir, "boots", key, name);
+
+		failed = copy_file(from, to);
+		sb_printf(&outcome, "%d %d %.3f\n", o->status, o->timed_out, o->seconds);
+		free(to);
+		free(from);
+		free(name);
+	}
+	if (!failed)
+		cache_put_text(&g->cache, "boots", key, "outcome", outcome.s);
+	sb_free(&outcome);
+}
+
+/* A boot keeps a core busy while it runs (QEMU's TCG), so it runs in a job slot of the
+ * builds' jobserver, like a make: a boot beside the other arch's compile jobs neither slows
+ * them nor runs slow itself, which its time limit would count against it. */
+static int boot_in_slot(struct group *g, const struct boot_req *req, struct boot_outcome *out,
+			char *err, size_t errlen)
+{
+	struct jobserver *js = g->ab ? g->ab->b.jobserver : NULL;
+	int rc;
+
+	if (jobserver_take(js, err, errlen))
+		return -1;
+	rc = boot_run(req, out, err, errlen);
+	jobserver_give(js);
+	return rc;
+}
+
+/* Boots the kernel until a boot is not the machine's noise (judge_boot_retryable) or the
+ * retries are spent; each earlier attempt's console stays as serial.attempt-<k>.log. */
+static int boot_afresh(struct group *g, struct cell *c, struct boot_req *req, struct boots *b,
+		       char *err, size_t errlen)
+{
+	char *combo = plan_combo_name(g->m, c->combo);
+	int rc = 0;
+
+	for (int k = 1; rc == 0; k++) {
+		struct boot_outcome out = { 0 };
+
+		progress_doing(g->pg, "booting %s %s %s%s", g->m->arch[c->arch].name,
+			       g->m->variant[c->variant].name, combo, k > 1 ? " again" : "");
+		rc = boot_in_slot(g, req, &out, err, errlen);
+		if (rc)
+			break;
+		add_attempt(g, b, req->log_path, &out);
+		if (!judge_boot_retryable(&b->attempt[b->n - 1]) || k > g->o->boot_retries ||
+		    b->n == MAX_BOOT_ATTEMPTS)
+			break;
+		{
+			char *name = plan_console_name(k, 0), *kept = xasprintf("%s/%s", c->dir, name);
+
+			if (rename(req->log_path, kept))
+				warn("cannot keep '%s' as '%s':", req->log_path, kept);
+			progress_line(g->pg, 0, "%s %s %s: boot %d timed out with no crash or warning "
+				      "(the machine's noise); booting again", g->m->arch[c->arch].name,
+				      g->m->variant[c->variant].name, combo, k);
+			free(kept);
+			free(name);
+		}
+	}
+	free(combo);
+	return rc;
+}
+
+/* Boots a cell's kernel (or takes its boots from the cache) and judges the cell. */
+int boot_cell(struct group *g, struct cell *c, const char *kernel, char *err,
+		     size_t errlen)
+{
+	char *args[MAX_GUEST_ARGS];
+	char *log_path = xasprintf("%s/serial.log", c->dir);
+	char *cmd_path = xasprintf("%s/qemu.cmd", c->dir), *line, key[17];
+	const struct arch *a = &g->m->arch[c->arch];
+	struct boot_req req = { .arch = a, .qemu = g->o->qemu, .kernel = kernel,
+				.initramfs = g->tools->initramfs, .guest_args = args,
+				.log_path = log_path, .cmd_path = cmd_path,
+				.timeout = g->o->boot_timeout > 0 ? g->o->boot_timeout
+								  : a->boot_timeout };
+	struct boots b = { 0 };
+	int rc = 0;
+
+	guest_args(g, c, args);
+	boot_key(g, c, &req, key);
+	remove_attempt_logs(c->dir);
+	c->boot_cached = reuse_boots(g, c, key, &b) == 0;
+	if (c->boot_cached) {
+		char *command = boot_command(&req);
+
+		line = xasprintf("%s\n", command);
+		if (write_file_atomic(cmd_path, line, strlen(line)))
+			warn("cannot write '%s':", cmd_path);
+		free(command);
+		free(line);
+	} else {
+		rc = boot_afresh(g, c, &req, &b, err, errlen);
+		/* boots that ended in the machine's noise say nothing of the kernel: not kept, so
+		 * the next run boots it again */
+		if (rc == 0 && !judge_boot_retryable(&b.attempt[b.n - 1]))
+			store_boots(g, c, key, &b);
+	}
+	if (rc == 0) {
+		for (int k = 0; k < b.n && !c->boot_cached; k++)
+			c->boot_seconds += b.attempt[k].outcome.seconds;
+		c->attempts = b.n;
+		judge_cell(&(struct judge_input){ .m = g->m, .nattempt = b.n, .attempt = b.attempt,
+						  .boot_timeout = req.timeout,
+						  .kernel_id = args[0] + strlen("KCMPM_ID="),
+						  .tests = (const char *const *)g->tools->tests }, c);
+	}
+	boots_free(&b);
+	for (int i = 0; args[i]; i++)
+		free(args[i]);
+	free(log_path);
+	free(cmd_path);
+	return rc;
+}
