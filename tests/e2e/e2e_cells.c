@@ -1,0 +1,607 @@
+/* e2e_cells: real cells pass, the configs equal Kconfig's own, and the build directories recompile only
+ * what changed. See e2e.h. */
+#include "e2e.h"
+
+/* How many lines of text start with prefix. */
+static int count_lines_starting(const char *text, const char *prefix)
+{
+	int n = 0;
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		n += !strncmp(p, prefix, strlen(prefix));
+	return n;
+}
+
+/* The cells of one group whose config differs between two runs' results; prints each. */
+static int configs_differing(const char *results_a, const char *results_b, const char *group,
+			     int *compared)
+{
+	char *cells = xasprintf("%s/cells/%s", results_a, group);
+	DIR *d = opendir(cells);
+	struct dirent *e;
+	int differ = 0;
+
+	while (d && (e = readdir(d))) {
+		char *a, *b, *ta, *tb;
+
+		if (e->d_name[0] == '.')
+			continue;
+		a = xasprintf("%s/%s/config", cells, e->d_name);
+		b = xasprintf("%s/cells/%s/%s/config", results_b, group, e->d_name);
+		ta = read_file(a, NULL);
+		tb = read_file(b, NULL);
+		(*compared)++;
+		if (!ta || !tb || strcmp(ta, tb)) {
+			printf("# %s %s: the in-process config differs from olddefconfig's\n", group,
+			       e->d_name);
+			differ++;
+		}
+		free(a);
+		free(b);
+		free(ta);
+		free(tb);
+	}
+	if (d)
+		closedir(d);
+	free(cells);
+	return differ;
+}
+
+/* A file of the group's config work (kconfig.log: its Kconfig session's log, base and cells). */
+static char *group_file(const char *variant, const char *name)
+{
+	char *path = xasprintf("%s/work/linux-source-6.1/%s/x86_64/%s", cache, variant, name);
+	char *text = read_file(path, NULL);
+
+	free(path);
+	return text;
+}
+
+/* `make allnoconfig` of the base fragment the run wrote for a group, in a build directory of
+ * its own: the base config Kbuild would make. Caller frees. */
+static char *kbuild_allnoconfig(const char *variant)
+{
+	char *tree = xasprintf("%s/trees/linux-source-6.1/%s", cache, variant);
+	char *dir = xasprintf("%s/kbuild-allnoconfig", cache);
+	char *odir = xasprintf("O=%s", dir);
+	char *frag = xasprintf("KCONFIG_ALLCONFIG=%s/work/linux-source-6.1/%s/x86_64/base.fragment",
+			       cache, variant);
+	char *config = xasprintf("KCONFIG_CONFIG=%s/base.config", dir), *out, *text;
+	const char *make[] = { "make", "-C", tree, odir, "ARCH=x86_64", "CROSS_COMPILE=", frag,
+			       config, "allnoconfig", NULL };
+	int status;
+
+	remove_tree(dir);
+	mkdir_p(dir);
+	out = tool_run("kbuild-allnoconfig", make, &status);
+	text = status == 0 ? read_file(config + strlen("KCONFIG_CONFIG="), NULL) : NULL;
+	free(out);
+	free(config);
+	free(frag);
+	free(odir);
+	free(dir);
+	free(tree);
+	return text;
+}
+
+/* Are both paths there and one file (hard links)? */
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* When a file was last written, in seconds; 0 when it is not there. */
+static double written_at(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? 0 : (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9;
+}
+
+/* How many of the $(shell) answers a Kconfig kit's parse took from the memo that every tree's
+ * kits share (its "N of those answered by the toolchain's" line); -1 without that line. */
+static int toolchain_answers(const char *tree)
+{
+	char *path = xasprintf("%s/kconfig-kit/%s/x86_64/kconfig.log", cache, tree);
+	char *log = read_file(path, NULL), *at = log ? strstr(log, "$(shell) memo: ") : NULL;
+	int n = -1;
+
+	/* the kit's conf prints two memo lines: how many it answered, then how many of those
+	 * came from the shared memo */
+	if (at && (at = strstr(at + 1, "$(shell) memo: ")) &&
+	    sscanf(at, "$(shell) memo: %d of those answered by the toolchain's", &n) != 1)
+		n = -1;
+	free(log);
+	free(path);
+	return n;
+}
+
+/* The 6.1 x86_64 build path (build_dirs.h): after a run whose last kernel is OFF's (or
+ * VIA_EXPERT's, the same build directory), it holds their directory. */
+#define OFF_BUILD_DIR "build/linux-source-6.1/x86_64"
+
+/* A file's text under OFF's build directory; NULL when it cannot be read. */
+static char *build_dir_file(const char *name)
+{
+	char *path = xasprintf("%s/" OFF_BUILD_DIR "/%s", cache, name);
+	char *text = read_file(path, NULL);
+
+	free(path);
+	return text;
+}
+
+/* The cache entry of the v3 x86_64 kernel of a cell of a run. */
+static char *kernel_entry(const struct run *r, const char *combo)
+{
+	char *line = cell_line(r, "x86_64", combo), *tag = line ? strrchr(line, '\t') + 1 : NULL;
+	char *entry = xasprintf("%s/kernels/linux-source-6.1/v3/x86_64/%s", cache, tag ? tag : "?");
+
+	CHECK(tag != NULL);
+	free(line);
+	return entry;
+}
+
+/* Removes the cached kernel of a cell of a run, so the next run builds it again. */
+static void forget_kernel(const struct run *r, const char *combo)
+{
+	char *entry = kernel_entry(r, combo);
+
+	remove_tree(entry);
+	free(entry);
+}
+
+/* The x86_64 cells a and b of a first run, run again without their cached kernels: built
+ * again, and passing. */
+static struct run rerun_without_kernels(const struct run *first, const char *name,
+					const char *const *args, const char *a, const char *b)
+{
+	struct run r;
+
+	forget_kernel(first, a);
+	forget_kernel(first, b);
+	r = harness_run(name, args);
+	CHECK(r.status == 0);
+	expect_cell(&r, "x86_64", a, "PASS\t");
+	expect_cell(&r, "x86_64", b, "PASS\t");
+	return r;
+}
+
+/* The whole build log of the kernel of a cell of a run, from the cache (the cell's own is its
+ * tail). */
+static char *kernel_build_log(const struct run *r, const char *combo)
+{
+	char *entry = kernel_entry(r, combo), *path = xasprintf("%s/build.log", entry);
+	char *log = read_file(path, NULL);
+
+	free(path);
+	free(entry);
+	return log;
+}
+
+/* Did make run a syncconfig of its own for this cell (a SYNC line in its build log)? */
+static int kbuild_synced(const struct run *r, const char *combo)
+{
+	char *path = xasprintf("%s/cells/6.1/v3/x86_64/%s/build.log", r->results, combo);
+	char *log = read_file(path, NULL);
+	int synced = !log || strstr(log, "  SYNC    include/config/");
+
+	free(log);
+	free(path);
+	return synced;
+}
+
+TEST(e2e_real_cells_both_arches)
+{
+	struct run r = harness_run("real", (const char *[]){ "--only", FIVE, NULL });
+	struct run cr = harness_run("real-cr", (const char *[]){ "--arch", "x86_64", "--only",
+								 CR_NO_EPOLL, NULL });
+
+	CHECK(r.status == 0);
+	CHECK_CONTAINS(r.out, "10 cells: 10 PASS");
+	for (int a = 0; a < 2; a++) {
+		/* columns: status, kcmp, epoll, epoll_tfd, resolved EXPERT KCMP CR DRM EPOLL */
+		expect_cell(&r, arches[a], OFF, "PASS\tenosys\tworks\tenosys\tnnnny\t");
+		expect_cell(&r, arches[a], VIA_EXPERT, "PASS\tworks\tworks\tworks\tyynny\t");
+		expect_cell(&r, arches[a], NO_KCMP, "PASS\tenosys\tworks\tenosys\tynnny\t");
+		expect_cell(&r, arches[a], VIA_DRM, "PASS\tworks\tworks\tworks\tnynyy\t");
+		/* DRM=m, as distributions build it: it selects the bool KCMP, which is built in */
+		expect_cell(&r, arches[a], VIA_DRM_M, "PASS\tworks\tworks\tworks\tnynmy\t");
+	}
+	CHECK(cr.status == 0);
+	expect_cell(&cr, "x86_64", CR_NO_EPOLL, "PASS\tworks\tenosys\teopnotsupp\tyyynn\t");
+	/* The table marks what Kconfig did not honour: DRM and CHECKPOINT_RESTORE select KCMP. */
+	CHECK_CONTAINS(r.out, "| n | n | n | y | y | PASS kcmp=works KCMP→y | PASS kcmp=works KCMP→y |");
+	CHECK_CONTAINS(r.out, "| n | n | n | n | y | PASS kcmp=enosys | PASS kcmp=enosys |");
+	CHECK_CONTAINS(r.out, "| n | n | n | m | y | PASS kcmp=works KCMP→y | PASS kcmp=works KCMP→y |");
+	CHECK_CONTAINS(cr.out, "| y | n | y | n | n | PASS kcmp=works KCMP→y |");
+	{
+		const char *files[] = { "config", "serial.log", "build.log", "qemu.cmd" };
+		char *json = xasprintf("%s/matrix.json", r.results), *text = read_file(json, NULL);
+		char *cr_json = xasprintf("%s/matrix.json", cr.results);
+		char *cr_text = read_file(cr_json, NULL);
+
+		CHECK_CONTAINS(text, "\"schema\": 1");
+		CHECK_CONTAINS(text, "\"trees\": [{\"name\": \"6.1\", \"kernel\": \"6.1.192\"");
+		/* DRM's type comes from the tree; its m cells really built drm.ko, and no other
+		 * cell built a module */
+		CHECK_CONTAINS(text, "\"symbol_values\": {\"EXPERT\": \"ny\", \"KCMP\": \"ny\", "
+			       "\"CHECKPOINT_RESTORE\": \"ny\", \"DRM\": \"nmy\", \"EPOLL\": \"ny\"}");
+		CHECK(count(text, "\"modules\": [\"") == 2);
+		CHECK(count(text, "\"drivers/gpu/drm/drm.ko\"") == 2);
+		CHECK_CONTAINS(text, "\"KCMP=y: selected by DRM=m; a bool selected by a module is built in\"");
+		/* the observables come from the rules (one field per name), in the same layout
+		 * for prediction and observation, and the TSV has a column per observable, as
+		 * before observables were data */
+		CHECK_CONTAINS(cr_text, "\"predicted_observed\": {\"kcmp\": \"works\", \"epoll\": "
+			       "\"enosys\", \"epoll_tfd\": \"eopnotsupp\"}");
+		CHECK_CONTAINS(cr_text, "\"observed\": {\"kcmp\": \"works\", \"epoll\": \"enosys\", "
+			       "\"epoll_tfd\": \"eopnotsupp\"}");
+		CHECK(r.tsv && !strncmp(r.tsv, "tree\tarch\tvariant\tcombination\tstatus\tkcmp\t"
+					"epoll\tepoll_tfd\tresolved\treason\tkernel\n", 71));
+		free(cr_text);
+		free(cr_json);
+		free(text);
+		free(json);
+		for (size_t i = 0; i < 4; i++) {
+			char *p = xasprintf("%s/cells/6.1/v3/arm64/" VIA_DRM "/%s", r.results, files[i]);
+
+			CHECK(path_exists(p));
+			free(p);
+		}
+	}
+	run_free(&cr);
+	run_free(&r);
+}
+
+/* The same cells again: every kernel and every boot comes from the cache, and the results are
+ * the same, byte for byte. FORCE=boot boots again without building. */
+TEST(e2e_rerun_reuses_the_cache)
+{
+	struct run first = harness_run("rerun-1", (const char *[]){ "--only", FIVE, NULL });
+	struct run again = harness_run("rerun-2", (const char *[]){ "--only", FIVE, NULL });
+	struct run forced = harness_run("rerun-forced", (const char *[]){ "--only", OFF, "--arch",
+									  "arm64", "--force", "boot",
+									  NULL });
+	int cached = 0;
+
+	for (const char *p = again.out; p && (p = strstr(p, "build cached 0.0s boot cached")); p++)
+		cached++;
+	CHECK(again.status == 0);
+	CHECK(cached == 10);
+	CHECK(first.tsv && again.tsv && !strcmp(first.tsv, again.tsv));
+	CHECK(forced.status == 0);
+	/* booted again (however long it took), not read from the cache */
+	CHECK_CONTAINS(forced.out, "build cached 0.0s boot ");
+	CHECK(!strstr(forced.out, "boot cached"));
+	run_free(&first);
+	run_free(&again);
+	run_free(&forced);
+}
+
+/* A rules file that forgets DRM selects KCMP: the config layer must catch it. */
+TEST(e2e_wrong_rules_fail_at_config_layer)
+{
+	char *dir = scratch_copy("matrix", "matrix-wrong");
+	char *rules = xasprintf("%s/rules/v3.rules", dir), *text;
+	const char *args[] = { "--matrix", dir, "--arch", "x86_64", "--only", VIA_DRM, NULL };
+	struct run r;
+
+	text = read_file(rules, NULL);
+	CHECK(text && strstr(text, "\tselected-by DRM\n"));
+	if (text) {
+		char *at = strstr(text, "\tselected-by DRM\n");
+
+		memmove(at, at + 17, strlen(at + 17) + 1);
+		write_file_atomic(rules, text, strlen(text));
+	}
+	r = harness_run("wrong-rules", args);
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", VIA_DRM, "FAIL\tworks\tworks\tworks\tnynyy\tconfig: KCMP predicted n, "
+		    "resolved y");
+	run_free(&r);
+	/* Rules that forget the promotion: DRM selects KCMP only when built in. DRM=y still
+	 * passes; DRM=m, the distributions' case, fails at the config layer. */
+	CHECK(copy_file("matrix/rules/v3.rules", rules) == 0);	/* the text above was edited */
+	edit_file(rules, "\tselected-by DRM\n", "\tselected-by DRM if DRM=y\n");
+	r = harness_run("forgotten-promotion", (const char *[]){ "--matrix", dir, "--arch", "x86_64",
+								  "--only", VIA_DRM " " VIA_DRM_M, NULL });
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", VIA_DRM, "PASS\tworks\tworks\tworks\tnynyy\t");
+	expect_cell(&r, "x86_64", VIA_DRM_M, "FAIL\tworks\tworks\tworks\tnynmy\tconfig: KCMP predicted "
+		    "n, resolved y (rules: KCMP=n: prompt hidden, no default)");
+	run_free(&r);
+	free(text);
+	free(rules);
+	free(dir);
+}
+
+/* The config layer of every cell of every variant on both arches of both trees, with no kernel
+ * built: the pre and v1 rules, and the rules' claim that 6.12's Kconfig logic is 6.1's, are
+ * checked against real Kconfig on every run, not only where a kernel is built (v3's are, by
+ * every built cell). A v3 rules file that forgets DRM selects KCMP fails
+ * exactly the cells where that matters. The in-process resolver makes this cheap: one Kconfig
+ * parse per group instead of one olddefconfig per cell (about 9 minutes cold for the 288). */
+TEST(e2e_config_only_sweep_of_every_variant)
+{
+	char *dir = scratch_copy("matrix", "matrix-sweep");
+	char *rules = xasprintf("%s/rules/v3.rules", dir);
+	struct run all = harness_run("config-sweep", (const char *[]){ "--config-only", "--variants",
+								       "pre,v1,v3", "--trees",
+								       "6.1,6.12", NULL });
+	struct run wrong;
+
+	CHECK(all.status == 0);
+	CHECK_CONTAINS(all.out, "\n576 cells: 576 CONFIG_OK\n");
+	CHECK(all.out && !strstr(all.out, "building") && !strstr(all.out, "booting"));
+	/* both trees' six groups were resolved in forks first, in one queue (prefetch_configs),
+	 * and the values below are what the run then read back from the cache */
+	CHECK_CONTAINS(all.out, "] 6.1, 6.12: configs of 12 variant and arch pairs in ");
+	for (size_t a = 0; a < 2; a++)
+		for (int t = 0; t < 2; t++) {
+			const char *tree = t ? "6.12" : "6.1";
+			char *pre = tree_cell_line(&all, tree, "pre", arches[a], VIA_DRM_M);
+			char *v1 = tree_cell_line(&all, tree, "v1", arches[a], OFF);
+			char *v3 = tree_cell_line(&all, tree, "v3", arches[a], VIA_DRM_M);
+
+			CHECK(pre && strstr(pre, "\tCONFIG_OK\t-\t-\t-\tn-nmy\t"));
+			CHECK(v1 && strstr(v1, "\tCONFIG_OK\t-\t-\t-\tnynny\t"));
+			CHECK(v3 && strstr(v3, "\tCONFIG_OK\t-\t-\t-\tnynmy\t"));
+			free(pre);
+			free(v1);
+			free(v3);
+		}
+	edit_file(rules, "\tselected-by DRM\n", "");
+	wrong = harness_run("config-sweep-wrong", (const char *[]){ "--config-only", "--matrix", dir,
+								    NULL });
+	CHECK(wrong.status == 1);
+	/* DRM=y or m, CHECKPOINT_RESTORE=n, and not EXPERT=y with KCMP=y (the only other way to
+	 * KCMP=y): 2 DRM values x 3 (EXPERT, KCMP) x 2 EPOLL = 12 cells per arch */
+	CHECK_CONTAINS(wrong.out, "\n96 cells: 24 FAIL 72 CONFIG_OK\n");
+	for (size_t a = 0; a < 2; a++)
+		expect_cell(&wrong, arches[a], VIA_DRM_M, "FAIL\t-\t-\t-\tnynmy\tconfig: KCMP "
+			    "predicted n, resolved y");
+	run_free(&wrong);
+	run_free(&all);
+	free(rules);
+	free(dir);
+}
+
+/* The in-process resolver (harness/resolver.h) against the olddefconfig it replaces, on a whole
+ * group: every cell of v3 x86_64, byte for byte, and its base against Kbuild's allnoconfig. The
+ * in-process side is made afresh each time (--force all: its Kconfig kit and $(shell) memo too,
+ * and its session's log must list v3's base and all 48 of its cells); the olddefconfig side is
+ * cached by tree and request like any resolution, so only a cold cache pays its two minutes.
+ * The in-process run has pre and v1 too, before v3: the groups share the kit, so v3's base and
+ * cells are made entirely from the memo's answers, recorded by the parses before it, and those
+ * are what is checked against olddefconfig. The kit starts from the tree's Kconfig host
+ * programs and resolver, compiled and linked once for every arch (made afresh by --force all
+ * too). The kit's own make allnoconfig records the first answers, so no group's parse runs a
+ * probe. Each group's session parses once: its base is made by conf's main in a fork of the
+ * parsed process, and its cells are resolved after it, in the process conf's main did not
+ * touch. */
+TEST(e2e_in_process_kconfig_equals_olddefconfig)
+{
+	struct run ref = harness_run("resolve-olddefconfig", (const char *[]){
+		"--config-only", "--arch", "x86_64", "--resolve-with", "olddefconfig", NULL });
+	struct run fresh = harness_run("resolve-in-process", (const char *[]){
+		"--config-only", "--arch", "x86_64", "--force", "all", "--variants", "pre,v1,v3",
+		NULL });
+	char *log = group_file("v3", "kconfig.log"), *first_log = group_file("pre", "kconfig.log");
+	char *base = group_file("v3", "base.config"), *kbuild_base = kbuild_allnoconfig("v3");
+	char *kit = xasprintf("%s/kconfig-kit/linux-source-6.1/x86_64/kit.key", cache);
+	char *kit_log = xasprintf("%s/kconfig-kit/linux-source-6.1/x86_64/kconfig.log", cache);
+	char *host_log = xasprintf("%s/kconfig-kit/linux-source-6.1/host/kconfig.log", cache);
+	char *host_resolver = xasprintf("%s/kconfig-kit/linux-source-6.1/host/kcmpm-resolve", cache);
+	char *kit_resolver = xasprintf("%s/kconfig-kit/linux-source-6.1/x86_64/kcmpm-resolve",
+				       cache);
+	char *kit_text = read_file(kit_log, NULL), *host_text = read_file(host_log, NULL);
+	int compared = 0, differ = 0;
+
+	CHECK(ref.status == 0 && fresh.status == 0);
+	CHECK_CONTAINS(ref.out, "\n48 cells: 48 CONFIG_OK\n");
+	CHECK_CONTAINS(fresh.out, "\n144 cells: 144 CONFIG_OK\n");
+	/* one session made v3's base and resolved its cells: one parse, one memo report */
+	CHECK(count_lines_starting(log, "kcmpm-resolve: based ") == 1);
+	CHECK(count_lines_starting(log, "kcmpm-resolve: resolved ") == 48);
+	CHECK(count_lines_starting(log, "kcmpm-resolve: $(shell) memo: ") == 2);
+	CHECK(path_exists(kit));
+	CHECK_CONTAINS(log, " answered, 0 run\n");
+	/* the kit's own make allnoconfig (Kbuild's conf, linked with the memo) recorded the
+	 * probes, so even the first group's parse runs none */
+	CHECK_CONTAINS(first_log, " answered, 0 run\n");
+	/* the tree's Kconfig host programs were compiled and linked once, for every arch's kit:
+	 * a copy of them started this kit, and Kbuild found each one's command unchanged, conf's
+	 * link with the $(shell) memo too (its parse reported the memo); the kit's resolver is
+	 * the one linked beside them; and the configs compared below were made with these */
+	CHECK_CONTAINS(host_text, "HOSTCC  scripts/kconfig/confdata.o\n");
+	CHECK_CONTAINS(host_text, "HOSTLD  scripts/kconfig/conf\n");
+	CHECK(kit_text && !strstr(kit_text, "HOSTCC  ") && !strstr(kit_text, "HOSTLD  "));
+	CHECK_CONTAINS(kit_text, "kcmpm-resolve: $(shell) memo: ");
+	CHECK(same_file(host_resolver, kit_resolver));
+	if (!base || !kbuild_base || strcmp(base, kbuild_base))
+		printf("# 6.1/v3/x86_64: the session's base config differs from make allnoconfig's\n");
+	CHECK(base && kbuild_base && !strcmp(base, kbuild_base));
+	differ = configs_differing(ref.results, fresh.results, "6.1/v3/x86_64", &compared);
+	CHECK(compared == 48 && differ == 0);
+	free(kit_text);
+	free(host_text);
+	free(kit_log);
+	free(host_log);
+	free(host_resolver);
+	free(kit_resolver);
+	free(kit);
+	free(kbuild_base);
+	free(base);
+	free(first_log);
+	free(log);
+	run_free(&ref);
+	run_free(&fresh);
+}
+
+/* A cold config-only run with more groups than jobs: the queue of forks (prefetch_configs)
+ * starts with every tree's Kconfig host programs, so 6.12's are compiled while 6.1's are,
+ * rather than after 6.1's kits and groups have taken the forks. In a cache of its own whose
+ * trees are links to the shared one's (nothing else made), like bench.sh's plan step. */
+TEST(e2e_cold_plan_makes_every_trees_host_programs_first)
+{
+	char *cold = xasprintf("%s/cold-cache", scratch), *shared = cache;
+	/* the two trees only (links are cheap, but not the KSRC trees of other tests) */
+	char *link = xasprintf("mkdir -p %s/src %s/trees && cp -al %s/src/linux-source-6.1* %s/src "
+			       "&& cp -al %s/trees/linux-source-6.1 %s/trees/linux-source-6.12 "
+			       "%s/trees", cold, cold, shared, cold, shared, shared, cold);
+	const char *cp[] = { "sh", "-c", link, NULL };
+	char *host = xasprintf("%s/kconfig-kit/linux-source-6.12/host/empty.Kconfig", cold);
+	char *kit = xasprintf("%s/kconfig-kit/linux-source-6.1/x86_64/kit.key", cold);
+	struct spawn_result res;
+	struct run r;
+
+	CHECK(spawn_run(&(struct spawn_req){ .argv = cp }, &res) == 0 && res.status == 0);
+	cache = cold;
+	r = harness_run("cold-plan", (const char *[]){ "--config-only", "--arch", "x86_64",
+						       "--variants", "pre,v3", "--trees", "6.1,6.12",
+						       "--jobs", "2", NULL });
+	cache = shared;
+	CHECK(r.status == 0);
+	CHECK_CONTAINS(r.out, "\n192 cells: 192 CONFIG_OK\n");
+	CHECK_CONTAINS(r.out, "] 6.1, 6.12: configs of 4 variant and arch pairs in ");
+	/* 6.12's host programs were begun before 6.1's first kit was done */
+	printf("# 6.12's host programs begun %.1f s before 6.1's x86_64 kit was done\n",
+	       written_at(kit) - written_at(host));
+	CHECK(written_at(host) > 0 && written_at(kit) > written_at(host));
+	run_free(&r);
+	remove_tree(cold);
+	free(kit);
+	free(host);
+	free(link);
+	free(cold);
+}
+
+/* The $(shell) answers that the Kconfig kits of every tree share for one compiler and arch
+ * (kcmpm_memo.c's toolchain memo): with everything made afresh, 6.1's kit runs every probe and
+ * 6.12's, made after it, takes from it the answers of the commands that name no tree (most of
+ * $(cc-option) and friends). Those answers must be right for 6.12: its configs made with that
+ * kit equal its olddefconfig's, byte for byte (every config holds every probe's symbol). The
+ * olddefconfig side is cached like any resolution. */
+TEST(e2e_second_tree_takes_the_toolchain_answers)
+{
+	const char *only = "EXPERT=y,KCMP=n,CHECKPOINT_RESTORE=n";
+	struct run ref = harness_run("toolchain-olddefconfig", (const char *[]){
+		"--config-only", "--arch", "x86_64", "--trees", "6.12", "--only", only,
+		"--resolve-with", "olddefconfig", NULL });
+	struct run fresh = harness_run("toolchain-shared", (const char *[]){
+		"--config-only", "--arch", "x86_64", "--trees", "6.1,6.12", "--only", only,
+		"--force", "all", NULL });
+	int first = toolchain_answers("linux-source-6.1");
+	int second = toolchain_answers("linux-source-6.12");
+	int compared = 0, differ;
+
+	CHECK(ref.status == 0 && fresh.status == 0);
+	CHECK_CONTAINS(ref.out, "\n6 cells: 6 CONFIG_OK\n");
+	CHECK_CONTAINS(fresh.out, "\n12 cells: 12 CONFIG_OK\n");
+	printf("# toolchain answers taken: 6.1's kit %d, 6.12's kit %d\n", first, second);
+	CHECK(first == 0);
+	/* gcc 12: 85 of 6.12 x86_64's 107 commands name no tree and read no variable, and 60 of
+	 * those are 6.1's too */
+	CHECK(second >= 50);
+	differ = configs_differing(ref.results, fresh.results, "6.12/v3/x86_64", &compared);
+	CHECK(compared == 6 && differ == 0);
+	run_free(&ref);
+	run_free(&fresh);
+}
+
+/* The kernel build's syncconfig done in process: kernels rebuilt in a warm build directory
+ * are synced by one resolver server, so make runs no syncconfig of its own, and the files the
+ * server wrote for the last of them (not only the first: Kconfig empties its list of the
+ * environment variables as it writes it) are byte for byte those Kbuild's own syncconfig
+ * writes for that .config. */
+TEST(e2e_in_process_syncconfig_equals_kbuilds)
+{
+	static const char *const files[] = { "include/config/auto.conf",
+					     "include/config/auto.conf.cmd",
+					     "include/generated/autoconf.h" };
+	const char *args[] = { "--arch", "x86_64", "--only", OFF " " VIA_EXPERT, NULL };
+	struct run first = harness_run("sync-first", args), again;
+	char *ours[3] = { 0 }, *out;
+	char *worktree = xasprintf("%s/worktree/linux-source-6.1/x86_64", cache);
+	char *odir = xasprintf("O=%s/" OFF_BUILD_DIR, cache);
+	char *config = xasprintf("%s/" OFF_BUILD_DIR "/.config", cache);
+	const char *make[] = { "make", "-C", worktree, odir, "ARCH=x86_64", "CROSS_COMPILE=",
+			       "syncconfig", NULL };
+	int status;
+
+	CHECK(first.status == 0);
+	/* without their cached kernels the cells are built again, incrementally, and synced */
+	again = rerun_without_kernels(&first, "sync-again", args, OFF, VIA_EXPERT);
+	CHECK_CONTAINS(again.out, "kernels built 2, synced in process 2, ");
+	CHECK(!kbuild_synced(&again, OFF) && !kbuild_synced(&again, VIA_EXPERT));
+	for (int i = 0; i < 3; i++)
+		ours[i] = build_dir_file(files[i]);
+	/* Kbuild's own syncconfig of the same .config, with the harness's make arguments */
+	CHECK(utimensat(AT_FDCWD, config, NULL, 0) == 0);
+	out = tool_run("kbuild-syncconfig", make, &status);
+	CHECK(status == 0);
+	for (int i = 0; i < 3; i++) {
+		char *kbuild = build_dir_file(files[i]);
+
+		if (!ours[i] || !kbuild || strcmp(ours[i], kbuild))
+			printf("# %s: the in-process sync wrote other content than Kbuild's\n",
+			       files[i]);
+		CHECK(ours[i] && kbuild && !strcmp(ours[i], kbuild));
+		free(kbuild);
+		free(ours[i]);
+	}
+	free(out);
+	free(config);
+	free(odir);
+	free(worktree);
+	run_free(&again);
+	run_free(&first);
+}
+
+/* A build directory used for the first time starts from the nearest one (here the one at the
+ * build path, which differs in DRM alone), at the same path: Kbuild recompiles what the config
+ * change needs (DRM's core, n to y), not the whole kernel.
+ * (At another path, x86's objtool, whose .cmd files name its absolute output path, is rebuilt,
+ * and every object that depends on it with it.) */
+TEST(e2e_new_build_dir_recompiles_only_what_changed)
+{
+	const char *both[] = { "--arch", "x86_64", "--only", OFF " " VIA_DRM, NULL };
+	const char *off[] = { "--arch", "x86_64", "--only", OFF, NULL };
+	struct run first = harness_run("newdir-1", both), at_off, again;
+	char *waiting = xasprintf("%s/" OFF_BUILD_DIR ".CHECKPOINT_RESTORE-n.EPOLL-y.DRM-y", cache);
+	char *off_dir = xasprintf("%s/" OFF_BUILD_DIR ".CHECKPOINT_RESTORE-n.EPOLL-y.DRM-n", cache);
+	char *build_path = xasprintf("%s/" OFF_BUILD_DIR, cache), *held, *log;
+	int objects, compiled;
+
+	CHECK(first.status == 0);
+	/* the build path holds OFF's directory (DRM=n), and VIA_DRM's (DRM=y) is not there */
+	forget_kernel(&first, OFF);
+	at_off = harness_run("newdir-2", off);
+	CHECK(at_off.status == 0);
+	held = build_dir_file(".kcmpm-dir-key");
+	CHECK_STR(held, "CHECKPOINT_RESTORE-n.EPOLL-y.DRM-n");
+	remove_tree(waiting);
+	again = rerun_without_kernels(&first, "newdir-3", both, OFF, VIA_DRM);
+	/* both directories are kept, whichever of them is at the build path */
+	free(held);
+	held = build_dir_file(".kcmpm-dir-key");
+	CHECK(held && (!strcmp(held, "CHECKPOINT_RESTORE-n.EPOLL-y.DRM-y") ? path_exists(off_dir)
+									 : path_exists(waiting)));
+	objects = count_files_named(build_path, "*.o.cmd");
+	log = kernel_build_log(&again, VIA_DRM);
+	compiled = count(log, "\n  CC ");
+	printf("# DRM=n to y in a new build directory: %d objects compiled of %d\n", compiled,
+	       objects);
+	CHECK(objects > 500 && compiled > 20 && compiled < objects / 4);
+	CHECK(log && !strstr(log, "tools/objtool/check.o"));
+	free(log);
+	free(held);
+	free(build_path);
+	free(off_dir);
+	free(waiting);
+	run_free(&again);
+	run_free(&at_off);
+	run_free(&first);
+}

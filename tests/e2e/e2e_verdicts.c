@@ -1,0 +1,402 @@
+/* e2e_verdicts: each wrong kernel fails at its layer: another kernel booted, a hang, a panic, a short
+ * KTAP plan, a build error, a killed make, a broken or mutant kcmp(), a crash or a warning. See e2e.h. */
+#include "e2e.h"
+
+/* The first kernel image in the cache for x86_64 whose tag differs from the cell's. */
+static char *other_kernel(const char *not_tag)
+{
+	char *dir = xasprintf("%s/kernels/linux-source-6.1/v3/x86_64", cache), *found = NULL;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)) && !found) {
+		char *img = xasprintf("%s/%s/image", dir, e->d_name);
+
+		if (e->d_name[0] != '.' && strcmp(e->d_name, not_tag) && path_exists(img))
+			found = img;
+		else
+			free(img);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return found;
+}
+
+/* A copy of a fake make at a path of the test's own: the kernel cache is keyed by the make
+ * program, so no other run's entries answer for it. Returns the path (free it). */
+static char *own_make(const char *name, const char *fake)
+{
+	char *path = xasprintf("%s/%s.make", scratch, name);
+	char *text = read_file(fake, NULL);
+
+	CHECK(text && write_file_atomic(path, text, strlen(text)) == 0 && chmod(path, 0755) == 0);
+	free(text);
+	return path;
+}
+
+/* How a run with the fake make-meets-other-arch went on both arches: *met is 1 when each
+ * arch's make saw the other's start before it ended, *alone 1 when one of them waited for
+ * the other in vain. The fake make is copied to a path of the run's own, so the cache (keyed
+ * by the make program) never answers for it and each run really builds. */
+static void meet_run(const char *name, const char *const *extra, int *met, int *alone)
+{
+	char *meet = xasprintf("%s/%s-meet", scratch, name), *make = xasprintf("%s/%s-make", scratch, name);
+	const char *cp[] = { "cp", "tests/fakes/make-meets-other-arch", make, NULL };
+	const char *args[16] = { "--only", OFF, "--make", make };
+	struct spawn_result res;
+	struct run r;
+	int n = 4;
+
+	while (*extra)
+		args[n++] = *extra++;
+	args[n] = NULL;
+	CHECK(mkdir_p(meet) == 0);
+	CHECK(spawn_run(&(struct spawn_req){ .argv = cp }, &res) == 0 && res.status == 0);
+	setenv("KCMPM_TEST_MEET", meet, 1);
+	r = harness_run(name, args);
+	unsetenv("KCMPM_TEST_MEET");
+	CHECK(r.status == 1);
+	CHECK_CONTAINS(r.out, "2 cells: 2 BUILD_FAIL");
+	*met = *alone = 0;
+	for (int a = 0; a < 2; a++) {
+		char *path = xasprintf("%s/cells/6.1/v3/%s/" OFF "/build.log", r.results, arches[a]);
+		char *log = read_file(path, NULL);
+
+		CHECK_CONTAINS(log, "fake make: the jobserver's pipe is open");
+		CHECK(log && !strstr(log, "fake make: MAKEFLAGS=\n"));
+		*met += log && strstr(log, "fake make: 2 kernel builds had started") != NULL;
+		*alone |= log && strstr(log, "fake make: 1 kernel builds had started") != NULL;
+		free(log);
+		free(path);
+	}
+	*met = *met == 2;
+	run_free(&r);
+	free(meet);
+	free(make);
+}
+
+TEST(e2e_mixed_up_kernel_fails_identity)
+{
+	const char *args[] = { "--arch", "x86_64", "--only", OFF, "--qemu",
+			       "tests/fakes/qemu-other-kernel", "--force", "boot", NULL };
+	char *tag_line, *tag, *img;
+	struct run first, r;
+
+	/* Find this cell's kernel tag from a normal run, then boot another kernel instead. */
+	first = harness_run("identity-first", (const char *[]){ "--arch", "x86_64", "--only", OFF,
+							       NULL });
+	tag_line = cell_line(&first, "x86_64", OFF);
+	tag = tag_line ? strrchr(tag_line, '\t') + 1 : NULL;
+	img = tag ? other_kernel(tag) : NULL;
+	CHECK(img != NULL);
+	if (img) {
+		setenv("KCMPM_FAKE_KERNEL", img, 1);
+		setenv("KCMPM_REAL_QEMU", "qemu-system-x86_64", 1);
+		r = harness_run("identity", args);
+		CHECK(r.status == 1);
+		expect_cell(&r, "x86_64", OFF, "FAIL\t");
+		CHECK_CONTAINS(r.tsv, "identity: the guest booted");
+		run_free(&r);
+	}
+	free(img);
+	free(tag_line);
+	run_free(&first);
+}
+
+TEST(e2e_hung_guest_is_timeout_and_killed)
+{
+	char *pidfile = xasprintf("%s/hang.pid", scratch), *pid;
+	const char *args[] = { "--arch", "x86_64", "--only", OFF, "--qemu", "tests/fakes/qemu-hang",
+			       "--boot-timeout", "2", "--force", "boot", NULL };
+	struct run r;
+
+	setenv("KCMPM_FAKE_PIDFILE", pidfile, 1);
+	r = harness_run("hang", args);
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", OFF, "TIMEOUT\t-\t-\t-\tnnnny\tguest did not power off within the "
+		    "boot timeout (no KTAP output) after 2 s");
+	pid = read_file(pidfile, NULL);
+	CHECK(pid != NULL);
+	if (pid) {
+		char *proc = xasprintf("/proc/%ld/stat", strtol(pid, NULL, 10));
+		char *stat = read_file(proc, NULL);
+
+		/* gone, or a zombie whose new parent has not reaped it yet */
+		CHECK(!stat || strstr(stat, ") Z "));
+		free(stat);
+		free(proc);
+	}
+	free(pid);
+	run_free(&r);
+	/* a timeout with no crash is the machine's noise: not cached, the next run boots again */
+	unlink(pidfile);
+	r = harness_run("hang-again", (const char *[]){ "--arch", "x86_64", "--only", OFF, "--qemu",
+						       "tests/fakes/qemu-hang", "--boot-timeout", "2",
+						       NULL });
+	CHECK(r.status == 1);
+	CHECK(path_exists(pidfile));
+	CHECK(!strstr(r.out, "boot cached"));
+	expect_cell(&r, "x86_64", OFF, "TIMEOUT\t");
+	free(pidfile);
+	run_free(&r);
+}
+
+TEST(e2e_panic_and_truncated_ktap_are_boot_fail)
+{
+	const char *panic[] = { "--arch", "x86_64", "--only", OFF, "--qemu", "tests/fakes/qemu-panic",
+				"--force", "boot", NULL };
+	const char *trunc[] = { "--arch", "x86_64", "--only", OFF, "--qemu",
+				"tests/fakes/qemu-truncated", "--force", "boot", NULL };
+	struct run r = harness_run("panic", panic);
+
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", OFF, "BOOT_FAIL\t-\t-\t-\tnnnny\tkernel crashed: Kernel panic - not "
+		    "syncing: Attempted to kill init! exitcode=0x0000000b");
+	run_free(&r);
+	r = harness_run("truncated", trunc);
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", OFF, "BOOT_FAIL\t-\t-\t-\tnnnny\tKTAP plan 1..23 but 3 results");
+	run_free(&r);
+}
+
+TEST(e2e_compile_error_is_build_fail)
+{
+	const char *args[] = { "--arch", "arm64", "--only", OFF " " VIA_DRM, "--make",
+			       "tests/fakes/make-compile-error", NULL };
+	struct run r = harness_run("build-fail", args);
+
+	CHECK(r.status == 1);
+	expect_cell(&r, "arm64", OFF, "BUILD_FAIL\t-\t-\t-\tnnnny\t/src/linux/kernel/kcmp.c:140:9: "
+		    "error: 'task3' undeclared");
+	expect_cell(&r, "arm64", VIA_DRM, "BUILD_FAIL\t");
+	CHECK_CONTAINS(r.out, "2 cells: 2 BUILD_FAIL");
+	run_free(&r);
+}
+
+/* A make that the machine killed (SIGKILL, as the OOM killer does) says nothing about the
+ * kernel: the cell is ERROR, the build was tried once more, and nothing was cached, so the
+ * next run builds again. */
+TEST(e2e_killed_make_is_error_and_not_cached)
+{
+	char *make = own_make("make-killed", "tests/fakes/make-killed");
+	char *state = xasprintf("%s/make-killed.state", scratch), *builds;
+	const char *args[] = { "--arch", "x86_64", "--only", OFF, "--make", make, NULL };
+	struct run r;
+
+	unlink(state);
+	setenv("KCMPM_FAKE_STATE", state, 1);
+	r = harness_run("make-killed", args);
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", OFF, "ERROR\t-\t-\t-\tnnnny\tmake was killed by signal 9, not "
+		    "by the harness");
+	CHECK_CONTAINS(r.out, "building it again");
+	run_free(&r);
+	r = harness_run("make-killed-again", args);
+	unsetenv("KCMPM_FAKE_STATE");
+	expect_cell(&r, "x86_64", OFF, "ERROR\t");
+	builds = read_file(state, NULL);
+	CHECK(builds && count(builds, "build") == 4);	/* two runs, each with its retry */
+	run_free(&r);
+	free(builds);
+	free(state);
+	free(make);
+}
+
+/* A cached build failure does not outlive a rebuild: a make that failed, then a fixed one at
+ * the same path with FORCE=all, then a plain rerun: PASS both times, from the new entry. */
+TEST(e2e_force_all_clears_a_cached_build_failure)
+{
+	char *make = own_make("make-fixed-later", "tests/fakes/make-compile-error");
+	const char *args[] = { "--arch", "x86_64", "--only", OFF, "--make", make, NULL, NULL, NULL };
+	static const char fixed[] = "#!/bin/sh\nexec make \"$@\"\n";
+	struct run r;
+
+	r = harness_run("make-broken", args);
+	expect_cell(&r, "x86_64", OFF, "BUILD_FAIL\t");
+	run_free(&r);
+	CHECK(write_file_atomic(make, fixed, sizeof(fixed) - 1) == 0 && chmod(make, 0755) == 0);
+	args[6] = "--force";
+	args[7] = "all";
+	r = harness_run("make-fixed-forced", args);
+	CHECK(r.status == 0);
+	expect_cell(&r, "x86_64", OFF, "PASS\t");
+	run_free(&r);
+	args[6] = NULL;
+	r = harness_run("make-fixed-cached", args);
+	CHECK(r.status == 0);
+	expect_cell(&r, "x86_64", OFF, "PASS\t");
+	CHECK_CONTAINS(r.out, "build cached");
+	run_free(&r);
+	free(make);
+}
+
+/* Both arches' kernels build at once, each make a client of one jobserver. With --jobs 2 the
+ * two makes run side by side; with --jobs 1, or --arch-by-arch, one waits for the other. */
+TEST(e2e_arches_build_at_once_within_the_jobs)
+{
+	int met, alone;
+
+	meet_run("meet-jobs2", (const char *[]){ "--jobs", "2", NULL }, &met, &alone);
+	CHECK(met && !alone);
+	meet_run("meet-jobs1", (const char *[]){ "--jobs", "1", NULL }, &met, &alone);
+	CHECK(!met && alone);
+	meet_run("meet-arch-by-arch", (const char *[]){ "--jobs", "2", "--arch-by-arch", NULL },
+		 &met, &alone);
+	CHECK(!met && alone);
+}
+
+TEST(e2e_broken_kernel_fails_observed_layer)
+{
+	char *patches = broken_series();
+	const char *args[] = { "--patches", patches, "--arch", "x86_64", "--only", OFF " " VIA_EXPERT,
+			       NULL };
+	char *pristine = xasprintf("%s/src/linux-source-6.1/kernel/kcmp.c", cache);
+	char *text = read_file(pristine, NULL);
+	struct run r;
+
+	CHECK(text && !strstr(text, "kcmp-matrix e2e test"));	/* the pristine tree is untouched */
+	r = harness_run("broken-kernel", args);
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", OFF, "PASS\tenosys\t");
+	expect_cell(&r, "x86_64", VIA_EXPERT, "FAIL\tenosys\tworks\tenosys\tyynny\tobserved: "
+		    "kcmp=enosys, but the resolved config implies kcmp=works");
+	expect_valid_junit(&r, 1);
+	run_free(&r);
+	free(text);
+	free(pristine);
+	free(patches);
+}
+
+/* A kcmp() that is wrong for every resource type in a way the guest used to miss: each type
+ * answers by comparing another type's pointer, SYSVSEM by the io_context, EPOLL_TFD says "same"
+ * for any registered target, only the second task's access is checked, KCMP_FILE looks idx2 up
+ * in the first task's fd table, and every inequality is 1 (no order). The kcmp, epoll
+ * and epoll_tfd presence is right, so only the guest's checks can tell; the cell must FAIL
+ * with each of them named. (One kernel for all of them, so make test builds one, not eight;
+ * each wrongness sits in its own branch of kcmp(), so none hides another.) */
+TEST(e2e_mutant_kernel_fails_each_resource_check)
+{
+	static const struct edit edits[] = {
+		{ "kernel/kcmp.c", "kcmp_ptr(task1->mm, task2->mm, KCMP_VM)",
+		  "kcmp_ptr(task1->sighand, task2->sighand, KCMP_VM)" },
+		{ "kernel/kcmp.c", "kcmp_ptr(task1->files, task2->files, KCMP_FILES)",
+		  "kcmp_ptr(task1->fs, task2->fs, KCMP_FILES)" },
+		{ "kernel/kcmp.c", "kcmp_ptr(task1->fs, task2->fs, KCMP_FS)",
+		  "kcmp_ptr(task1->files, task2->files, KCMP_FS)" },
+		{ "kernel/kcmp.c", "kcmp_ptr(task1->sighand, task2->sighand, KCMP_SIGHAND)",
+		  "kcmp_ptr(task1->mm, task2->mm, KCMP_SIGHAND)" },
+		{ "kernel/kcmp.c", "kcmp_ptr(task1->io_context, task2->io_context, KCMP_IO)",
+		  "kcmp_ptr(task1->files, task2->files, KCMP_IO)" },
+		{ "kernel/kcmp.c", "kcmp_ptr(task1->sysvsem.undo_list,\n\t\t\t       task2->sysvsem.undo_list,",
+		  "kcmp_ptr(task1->io_context,\n\t\t\t       task2->io_context," },
+		{ "kernel/kcmp.c", "return kcmp_ptr(filp, filp_tgt, KCMP_FILE);",
+		  "return filp ? 0 : -EBADF;" },
+		{ "kernel/kcmp.c", "if (!ptrace_may_access(task1, PTRACE_MODE_READ_REALCREDS) ||\n\t    ",
+		  "if (" },
+		{ "kernel/kcmp.c", "filp2 = get_file_raw_ptr(task2, idx2);",
+		  "filp2 = get_file_raw_ptr(task1, idx2);" },
+		{ "kernel/kcmp.c", "return (t1 < t2) | ((t1 > t2) << 1);", "return t1 != t2;" },
+		{ 0 } };
+	/* the first check each wrongness fails, in the guest's order */
+	static const char *const named[] = {
+		"kcmp_vm_clone_vm_child", "kcmp_files_clone_files_child", "kcmp_files_clone_fs_child",
+		"kcmp_fs_clone_fs_child", "kcmp_fs_clone_files_child", "kcmp_sighand_clone_vm_child",
+		"kcmp_io_clone_io_child", "kcmp_io_clone_files_child",
+		"kcmp_sysvsem_clone_sysvsem_child", "kcmp_epoll_tfd_other_file",
+		"kcmp_eperm_pid1_unprivileged", "kcmp_file_across_dup2", "kcmp_file_across_received",
+		"kcmp_file_across_ebadf_idx2", "kcmp_order_file", "kcmp_epoll_tfd_across_other_file" };
+	char *patches = mutant_series("kernel-patch", "patches-mutant", "v3", edits);
+	const char *args[] = { "--patches", patches, "--arch", "x86_64", "--only", VIA_EXPERT, NULL };
+	struct run r = harness_run("mutant-kernel", args);
+	char *line = cell_line(&r, "x86_64", VIA_EXPERT);
+
+	CHECK(r.status == 1);
+	/* presence is right: the observed layer agrees, only the guest's checks fail */
+	expect_cell(&r, "x86_64", VIA_EXPERT, "FAIL\tworks\tworks\tworks\tyynny\tguest: not ok ");
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		char *want = xasprintf(" %s", named[i]);
+
+		if (!line || !strstr(line, want))
+			printf("# the mutant's reason does not name %s\n", named[i]);
+		CHECK(line && strstr(line, want));
+		free(want);
+	}
+	CHECK(line && !strstr(line, "kcmp_vm_forked_child") && !strstr(line, "kcmp_file_dup"));
+	if (line)
+		printf("# %s\n", line);
+	free(line);
+	run_free(&r);
+	free(patches);
+}
+
+/* Runs the health mutant's cell with the command line words first (first boot) and later
+ * (every other boot), booting afresh. */
+static struct run health_run(const char *name, const char *patches, const char *first,
+			     const char *later)
+{
+	char *state = xasprintf("%s/%s.state", scratch, name);
+	const char *args[] = { "--patches", patches, "--arch", "x86_64", "--only", VIA_EXPERT,
+			       "--qemu", "tests/fakes/qemu-append", "--force", "boot", NULL };
+	struct run r;
+
+	unlink(state);
+	setenv("KCMPM_FAKE_STATE", state, 1);
+	setenv("KCMPM_FAKE_APPEND_1", first, 1);
+	setenv("KCMPM_FAKE_APPEND_2", later, 1);
+	setenv("KCMPM_REAL_QEMU", "qemu-system-x86_64", 1);
+	r = harness_run(name, args);
+	unsetenv("KCMPM_FAKE_STATE");
+	unsetenv("KCMPM_FAKE_APPEND_1");
+	unsetenv("KCMPM_FAKE_APPEND_2");
+	unsetenv("KCMPM_REAL_QEMU");
+	free(state);
+	return r;
+}
+
+/* A kernel that crashes or warns never passes: a panic on the first boot is BOOT_FAIL even
+ * though the retry (the default one) would pass, and is not booted again; a WARNING with every
+ * answer right is KERNEL_WARN naming the line; the same kernel with neither passes (so the
+ * two failures are the kernel's faults, not the test's). A known warning declared in xfail is
+ * XFAIL, and covers nothing else: the panic stays BOOT_FAIL. */
+TEST(e2e_kernel_that_crashes_or_warns_never_passes)
+{
+	char *patches = mutant_series("kernel-patch", "patches-health", "v3", health_edits);
+	char *xfail = xasprintf("%s/v3/xfail", patches);
+	static const char decl[] = "format 1\nxfail ARCH=x86_64,KCMP=y warning:kernel/kcmp.c "
+				   "the e2e mutant warns on purpose\n";
+	struct run r;
+
+	r = health_run("health-none", patches, "kcmpm_mutant=none", "kcmpm_mutant=none");
+	CHECK(r.status == 0);
+	expect_cell(&r, "x86_64", VIA_EXPERT, "PASS\tworks\tworks\tworks\tyynny\t");
+	run_free(&r);
+
+	r = health_run("health-warn", patches, "kcmpm_mutant=warn", "kcmpm_mutant=warn");
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", VIA_EXPERT, "KERNEL_WARN\tworks\tworks\tworks\tyynny\tkernel "
+		    "warning: WARNING: CPU: 0 PID: 1 at kernel/kcmp.c:");
+	CHECK(!strstr(r.out, "booting again"));
+	run_free(&r);
+
+	r = health_run("health-coin", patches, "kcmpm_mutant=panic", "kcmpm_mutant=none");
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", VIA_EXPERT, "BOOT_FAIL\t-\t-\t-\tyynny\tkernel crashed: Kernel "
+		    "panic - not syncing: kcmp-matrix e2e mutant: a bad boot");
+	CHECK(!strstr(r.out, "booting again") && !strstr(r.out, "FLAKY"));
+	run_free(&r);
+
+	CHECK(write_file_atomic(xfail, decl, sizeof(decl) - 1) == 0);
+	r = health_run("health-warn-known", patches, "kcmpm_mutant=warn", "kcmpm_mutant=warn");
+	CHECK(r.status == 0);
+	expect_cell(&r, "x86_64", VIA_EXPERT, "XFAIL\tworks\tworks\tworks\tyynny\tknown: the e2e "
+		    "mutant warns on purpose; kernel warning: WARNING:");
+	run_free(&r);
+	r = health_run("health-coin-known", patches, "kcmpm_mutant=panic", "kcmpm_mutant=none");
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", VIA_EXPERT, "BOOT_FAIL\t");
+	CHECK_CONTAINS(r.tsv, "not the failure");
+	run_free(&r);
+	free(xfail);
+	free(patches);
+}
