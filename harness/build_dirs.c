@@ -1,6 +1,7 @@
 /* build_dirs: see build_dirs.h. */
 #define _GNU_SOURCE
 #include "build_dirs.h"
+#include "cache_layout.h"
 #include "build.h"
 #include "spawn.h"
 #include "util.h"
@@ -15,7 +16,7 @@
 void build_dirs_init(struct build_dirs *d, const char *cache_dir, const char *tree_tag,
 		     const char *arch)
 {
-	d->base = xasprintf("%s/build/%s/%s", cache_dir, tree_tag, arch);
+	d->base = cache_build_dir(cache_dir, tree_tag, arch);
 }
 
 char *build_dirs_key(const struct matrix *m, const char *resolved)

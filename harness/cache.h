@@ -18,7 +18,9 @@
  *                                                                 retried boot, serial.log
  *
  * Only immutable trees (Debian's tarball and the variants made from it) are cached; a KSRC
- * tree can change under us, so Kbuild judges it every run.
+ * tree can change under us, so Kbuild judges it every run. The cache directory's other
+ * directories (trees, worktrees, build directories, Kconfig kits, the guest...) are working
+ * state, not entries: cache_layout.h lists every one and makes their paths.
  */
 #ifndef KCMPM_CACHE_H
 #define KCMPM_CACHE_H

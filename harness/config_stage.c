@@ -1,6 +1,7 @@
 /* config_stage: see config_stage.h. */
 #define _GNU_SOURCE
 #include "config_stage.h"
+#include "cache_layout.h"
 #include "build.h"
 #include "judge.h"
 #include "kconfig.h"
@@ -72,27 +73,22 @@ char *kit_dir(const struct group *g)
 {
 	const char *aname = g->m->arch[g->arch].name, *vname = g->m->variant[g->variant].name;
 
-	if (g->vt->own_kconfig)
-		return xasprintf("%s/kconfig-kit/%s/%s.%s", g->o->cache_dir, g->t->tag, aname,
-				 vname);
-	return xasprintf("%s/kconfig-kit/%s/%s", g->o->cache_dir, g->t->tag, aname);
+	return cache_kit_dir(g->o->cache_dir, g->t->tag, aname, g->vt->own_kconfig ? vname : NULL);
 }
 
 /* Where the Kconfig host programs of a group's kit are made once for every arch
  * (build_kit_prepare): one per tree, or per variant whose kit is its own. Caller frees. */
 static char *kit_host_dir(const struct group *g)
 {
-	if (g->vt->own_kconfig)
-		return xasprintf("%s/kconfig-kit/%s/host.%s", g->o->cache_dir, g->t->tag,
-				 g->m->variant[g->variant].name);
-	return xasprintf("%s/kconfig-kit/%s/host", g->o->cache_dir, g->t->tag);
+	return cache_kit_host_dir(g->o->cache_dir, g->t->tag,
+				  g->vt->own_kconfig ? g->m->variant[g->variant].name : NULL);
 }
 
 /* Where the $(shell) memos that the kits of every tree share are, one per compiler and arch
  * (kcmpm_memo.c). Caller frees. */
 char *toolchain_memo_dir(const struct run_opts *o)
 {
-	return xasprintf("%s/kconfig-kit/toolchain", o->cache_dir);
+	return cache_toolchain_memo_dir(o->cache_dir);
 }
 
 /* The group's shared memo there: named by what the answers of a command that names no tree
@@ -277,8 +273,8 @@ int config_group(struct group *g, struct plan *p, char *err, size_t errlen)
 	g->b = (struct build_ctx){ .src = g->vt->path, .arch = &g->m->arch[g->arch],
 				   .make = g->o->make, .cc_wrapper = g->o->cc_wrapper,
 				   .jobs = g->o->jobs, .resolver_src = g->o->resolver_src };
-	g->b.build_dir = xasprintf("%s/kconfig/%s/%s/%s", g->o->cache_dir, g->t->tag, vname, aname);
-	g->b.work_dir = xasprintf("%s/work/%s/%s/%s", g->o->cache_dir, g->t->tag, vname, aname);
+	g->b.build_dir = cache_kconfig_dir(g->o->cache_dir, g->t->tag, vname, aname);
+	g->b.work_dir = cache_work_dir(g->o->cache_dir, g->t->tag, vname, aname);
 	g->kernel_kind = kernel_kind(g->t, g->m, g->variant, g->arch);
 	g->identity = g->t->identity;
 	g->cache = (struct cache_use){ .dir = g->o->cache_dir,

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "cache.h"
+#include "cache_layout.h"
 #include "diff.h"
 #include "matrix.h"
 #include "plan.h"
@@ -332,8 +333,6 @@ static void check_apart(const char *cache_dir, const char *results_dir)
  * complete cache entries are untouched. */
 static void clean_up_after_a_killed_run(const struct options *o)
 {
-	static const char *const kinds[] = { "base", "resolved", "kernels", "boots", "guest",
-					     "shell" };
 	char real[4096], *owner;
 	struct stat st;
 	int killed, temps = remove_stale_temps(o->run.results_dir);
@@ -346,8 +345,8 @@ static void clean_up_after_a_killed_run(const struct options *o)
 			  (unsigned long long)st.st_ino);
 	killed = spawn_claim_children(owner);
 	free(owner);
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		char *dir = xasprintf("%s/%s", o->run.cache_dir, kinds[i]);
+	for (int i = 0; cache_layout_written[i]; i++) {
+		char *dir = xasprintf("%s/%s", o->run.cache_dir, cache_layout_written[i]);
 
 		temps += remove_stale_temps(dir);
 		free(dir);

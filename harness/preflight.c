@@ -1,6 +1,7 @@
 /* preflight: see preflight.h. */
 #define _GNU_SOURCE
 #include "preflight.h"
+#include "cache_layout.h"
 #include "boot.h"
 #include "build.h"
 #include "cache.h"
@@ -206,7 +207,7 @@ static void prepare_arch(const struct preflight_req *r, const struct arch *a,
 			 struct arch_tools *t, struct problems *pr)
 {
 	const struct run_opts *o = r->o;
-	char *dir = xasprintf("%s/guest/%s", o->cache_dir, a->name);
+	char *dir = cache_guest_dir(o->cache_dir, a->name);
 	char *cc = xasprintf("%sgcc", a->cross_compile), *log = xasprintf("%s/version.log", dir);
 	const char *cc_argv[] = { cc, "--version", NULL };
 	const char *qemu_argv[] = { a->qemu[0], "--version", NULL };
@@ -255,7 +256,7 @@ out:
 int preflight(const struct preflight_req *r, struct arch_tools *tools, char *err, size_t errlen)
 {
 	const struct matrix *m = r->m;
-	char *dir = xasprintf("%s/preflight", r->o->cache_dir);
+	char *dir = cache_preflight_dir(r->o->cache_dir);
 	struct problems pr = { 0 };
 
 	memset(tools, 0, (size_t)m->narch * sizeof(*tools));

@@ -1,6 +1,7 @@
 /* run: see run.h. */
 #define _GNU_SOURCE
 #include "run.h"
+#include "cache_layout.h"
 #include "boot_stage.h"
 #include "build_stage.h"
 #include "config_stage.h"
@@ -137,7 +138,7 @@ static int run_arch(struct arch_run *r)
 	for (int v = 0; v < m->nvariant; v++)
 		ab.syncconfig[v] = (struct spawn_server){ .pid = -1, .fd = -1 };
 	build_dirs_init(&ab.dirs, o->cache_dir, r->t->tag, m->arch[a].name);
-	ab.b.work_dir = xasprintf("%s/work/%s/%s", o->cache_dir, r->t->tag, m->arch[a].name);
+	ab.b.work_dir = cache_work_dir(o->cache_dir, r->t->tag, NULL, m->arch[a].name);
 	/* --config-only builds nothing: the kernels' build directory is not its to empty. */
 	if (o->force == FORCE_ALL && !o->config_only)
 		build_dirs_remove_all(&ab.dirs);

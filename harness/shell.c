@@ -1,6 +1,7 @@
 /* shell: see shell.h. */
 #define _GNU_SOURCE
 #include "shell.h"
+#include "cache_layout.h"
 #include "boot.h"
 #include "initramfs.h"
 #include "spawn.h"
@@ -29,7 +30,7 @@ static char *shell_initramfs(const struct run_opts *o, const struct arch *a, con
 		return NULL;
 	}
 	cpio = initramfs_build_at("bin/sh", prog, len, &cpio_len);
-	dir = xasprintf("%s/shell/%s", o->cache_dir, a->name);
+	dir = cache_shell_dir(o->cache_dir, a->name);
 	if (mkdir_p(dir) == 0) {
 		path = xasprintf("%s/initramfs.cpio", dir);
 		if (write_file_atomic(path, cpio, cpio_len)) {

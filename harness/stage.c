@@ -1,6 +1,7 @@
 /* stage: see stage.h. */
 #define _GNU_SOURCE
 #include "stage.h"
+#include "cache_layout.h"
 #include "progress.h"
 #include "spawn.h"
 #include "util.h"
@@ -58,7 +59,7 @@ char *cell_dir(const struct group *g, const struct cell *c)
 
 char *kernel_kind(const struct tree *t, const struct matrix *m, int variant, int arch)
 {
-	return xasprintf("kernels/%s/%s/%s", t->tag, m->variant[variant].name, m->arch[arch].name);
+	return cache_kernels_kind(t->tag, m->variant[variant].name, m->arch[arch].name);
 }
 
 void group_free(struct group *g)

@@ -1,6 +1,7 @@
 /* tree: see tree.h. */
 #define _GNU_SOURCE
 #include "tree.h"
+#include "cache_layout.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -206,7 +207,7 @@ out:
 /* Where a tarball is unpacked in the cache. Caller frees. */
 static char *unpacked_path(const char *tarball, const char *cache_dir)
 {
-	char *stem = tarball_stem(tarball), *path = xasprintf("%s/src/%s", cache_dir, stem);
+	char *stem = tarball_stem(tarball), *path = cache_unpacked(cache_dir, stem);
 
 	free(stem);
 	return path;
@@ -260,13 +261,12 @@ static char *tarball_identity(const char *tarball)
  * the cache are keyed by the identity, so the old ones are never taken for the new tree's. */
 static void forget_old_tree(const char *cache_dir, const char *stem, const char *final)
 {
-	static const char *const derived[] = { "trees", "worktree", "build", "kconfig", "work" };
 
 	fprintf(stderr, "kcmp-matrix: %s changed since it was unpacked; unpacking it again and "
 		"building its kernels afresh\n", stem);
 	remove_tree(final);
-	for (size_t i = 0; i < sizeof(derived) / sizeof(derived[0]); i++) {
-		char *dir = xasprintf("%s/%s/%s", cache_dir, derived[i], stem);
+	for (int i = 0; cache_layout_derived[i]; i++) {
+		char *dir = xasprintf("%s/%s/%s", cache_dir, cache_layout_derived[i], stem);
 
 		remove_tree(dir);
 		free(dir);
@@ -277,7 +277,7 @@ int tree_from_tarball(const char *tarball, const char *package, const char *cach
 		      struct tree *t, char *err, size_t errlen)
 {
 	char *stem = tarball_stem(tarball);
-	char *src_dir = xasprintf("%s/src", cache_dir);
+	char *src_dir = cache_src_dir(cache_dir);
 	char *final = unpacked_path(tarball, cache_dir);
 	char *record = xasprintf("%s.identity", final), *identity = tarball_identity(tarball);
 	char *recorded = read_file(record, NULL);

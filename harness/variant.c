@@ -1,6 +1,7 @@
 /* variant: see variant.h. */
 #define _GNU_SOURCE
 #include "variant.h"
+#include "cache_layout.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -388,7 +389,7 @@ int variant_prepare(const char *patch_dir, const char *root, const char *name,
 	if (series_stamp(patches, vt->stamp, err, errlen))
 		goto out;
 	vt->own_kconfig = series_touches_kconfig(patches);
-	dir = xasprintf("%s/trees/%s", cache_dir, pristine->tag);
+	dir = cache_variant_trees(cache_dir, pristine->tag);
 	final = xasprintf("%s/%s", dir, name);
 	tmp = xasprintf("%s.new", final);
 	old = xasprintf("%s.old", final);

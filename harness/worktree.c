@@ -1,6 +1,7 @@
 /* worktree: see worktree.h. */
 #define _GNU_SOURCE
 #include "worktree.h"
+#include "cache_layout.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -55,7 +56,7 @@ static int remember_files(struct worktree *w, char **files)
 int worktree_prepare(struct worktree *w, const char *cache_dir, const struct tree *t,
 		     const char *arch, char **files, char *err, size_t errlen)
 {
-	char *parent = xasprintf("%s/worktree/%s", cache_dir, t->tag);
+	char *parent = cache_worktrees(cache_dir, t->tag);
 	char *marker;
 
 	*w = (struct worktree){ .path = xasprintf("%s/%s", parent, arch) };
