@@ -19,7 +19,8 @@
  * hands to the guest as its environment: KCMPM_ID=<the kernel's tag> first, then
  * KCMPM_EXPECT_<observable>=<predicted state> for each observable and
  * KCMPM_CONFIG_<SYMBOL>=<y|m|n> for each guest-config symbol, from the cell's final config. */
-void guest_args(const struct group *g, const struct cell *c, char *args[MAX_GUEST_ARGS])
+static void guest_args(const struct group *g, const struct cell *c,
+		       char *args[MAX_GUEST_ARGS])
 {
 	char *path = xasprintf("%s/config", c->dir), *config = read_file(path, NULL);
 	int n = 0;
@@ -262,4 +263,22 @@ int boot_cell(struct group *g, struct cell *c, const char *kernel, char *err,
 	free(log_path);
 	free(cmd_path);
 	return rc;
+}
+
+void boot_record_by_hand(const struct group *g, struct cell *c)
+{
+	const struct arch *a = &g->m->arch[c->arch];
+	char *dir = plan_by_hand_dir(g->m, c), *kernel = xasprintf("%s/%s", dir, a->image);
+	char *args[MAX_GUEST_ARGS];
+
+	guest_args(g, c, args);
+	free(c->by_hand_qemu);
+	c->by_hand_qemu = boot_command(&(struct boot_req){ .arch = a, .qemu = g->o->qemu,
+							  .kernel = kernel,
+							  .initramfs = g->tools->initramfs,
+							  .guest_args = args });
+	for (int i = 0; args[i]; i++)
+		free(args[i]);
+	free(kernel);
+	free(dir);
 }

@@ -11,9 +11,9 @@
 
 enum { MAX_GUEST_ARGS = 1 + MAX_OBSERVABLES + MAX_GUEST_CONFIG + 1, MAX_BOOT_ATTEMPTS = 8 };
 
-/* The guest's expectations as kernel command line words (free each): KCMPM_ID=kcmpm-<tag>,
- * then KCMPM_EXPECT_<observable>=<state> and KCMPM_CONFIG_<SYMBOL>=<y|m|n>. */
-void guest_args(const struct group *g, const struct cell *c, char *args[MAX_GUEST_ARGS]);
+/* Records in the cell the QEMU line that boots its kernel by hand, built as
+ * build_record_by_hand says (reproducer.h). */
+void boot_record_by_hand(const struct group *g, struct cell *c);
 /* Boots the cell's kernel (or takes its boots from the cache) and judges the cell. Returns -1
  * with why in err when the harness cannot go on. */
 int boot_cell(struct group *g, struct cell *c, const char *kernel, char *err, size_t errlen);

@@ -29,6 +29,8 @@ int job_order(const void *a, const void *b);
  * harness cannot go on (a build failure is an outcome, not an error). */
 int build_kernel_cached(struct group *g, const struct cell *rep, struct build_outcome *bo,
 			int *cached, char *err, size_t errlen);
+/* Records in the cell the make commands that build its kernel by hand (reproducer.h). */
+void build_record_by_hand(const struct group *g, struct cell *c);
 /* The last lines of a build log, for the cell's directory. */
 void write_log_tail(const char *log_path, const char *out_path, int lines);
 

@@ -212,6 +212,8 @@ void plan_free(struct plan *p)
 		free(c->booted);
 		free(c->modules);
 		free(c->dir);
+		free(c->by_hand_make);
+		free(c->by_hand_qemu);
 	}
 	free(p->cell);
 	free(p->combo);
@@ -322,4 +324,10 @@ int plan_index(const struct matrix *m, struct plan *p, char *err, size_t errlen)
 			p->combo[p->ncombo++] = c;
 	free(seen);
 	return 0;
+}
+
+char *plan_by_hand_dir(const struct matrix *m, const struct cell *c)
+{
+	return xasprintf("/tmp/kcmpm-repro/%s-%s-%s-%s", m->tree[c->tree].name,
+			 m->variant[c->variant].name, m->arch[c->arch].name, c->config_tag);
 }

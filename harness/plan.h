@@ -55,6 +55,10 @@ struct cell {
 	enum cell_status status;
 	char reason[1024];
 	char *dir;			/* this cell's directory under results/ */
+	char *by_hand_make;		/* the make commands that build its kernel by hand in
+					 * plan_by_hand_dir (the build stage's record) */
+	char *by_hand_qemu;		/* the QEMU line that boots that kernel as the harness
+					 * did (the boot stage's record) */
 	double build_seconds, boot_seconds;
 	int finished;			/* judged and recorded (run.c's cell_done); a run a signal
 					 * stops writes these cells alone (atomic: the signal's
@@ -108,6 +112,9 @@ char *plan_cell_path(const struct matrix *m, const struct cell *c);
  * in its boots cache entry): serial.log for the last, serial.attempt-<k>.log for an earlier
  * one (n 0: always that). Caller frees. */
 char *plan_console_name(int k, int n);
+/* Where the cell's reproduce.sh builds its kernel by hand: /tmp/kcmpm-repro/<tree>-<variant>-
+ * <arch>-<kernel tag>. Caller frees. */
+char *plan_by_hand_dir(const struct matrix *m, const struct cell *c);
 
 /* Keeps only shard k of n (1 <= k <= n): a contiguous slice of the cells in plan order, so a
  * shard keeps whole (tree, variant, arch) groups and their incremental builds together where it can.

@@ -1,10 +1,6 @@
 /* reproducer: see reproducer.h. */
 #define _GNU_SOURCE
 #include "reproducer.h"
-#include "boot.h"
-#include "boot_stage.h"
-#include "build.h"
-#include "arch_tools.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -12,22 +8,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* cells/.../reproduce.sh: the cell again through make cell, and by hand: its final .config
- * built into a scratch directory with the same make commands, then booted with the same QEMU
- * line. For a person to read and run; the harness never runs it. */
-void write_reproducer(const struct group *g, const struct cell *c)
+void write_reproducer(const struct matrix *m, const struct cell *c, const char *kernel_version)
 {
-	const struct arch *a = &g->m->arch[c->arch];
-	const char *vname = g->m->variant[c->variant].name, *tname = g->m->tree[c->tree].name;
-	char *combo = plan_combo_name(g->m, c->combo), *args[MAX_GUEST_ARGS];
-	char *out = xasprintf("/tmp/kcmpm-repro/%s-%s-%s-%s", tname, vname, a->name, c->config_tag);
-	char *make = build_reproducer(&g->b, c->config_tag, g->modules, out);
-	char *kernel = xasprintf("%s/%s", out, a->image), *qemu, *text, *path;
-	char *cell = xasprintf("TREES=%s ARCH=%s VARIANT=%s COMBO=%s", tname, a->name, vname, combo);
+	const char *vname = m->variant[c->variant].name, *tname = m->tree[c->tree].name;
+	const char *aname = m->arch[c->arch].name;
+	char *combo = plan_combo_name(m, c->combo), *out = plan_by_hand_dir(m, c), *text, *path;
+	char *cell = xasprintf("TREES=%s ARCH=%s VARIANT=%s COMBO=%s", tname, aname, vname, combo);
 
-	guest_args(g, c, args);
-	qemu = boot_command(&(struct boot_req){ .arch = a, .qemu = g->o->qemu, .kernel = kernel,
-						.initramfs = g->tools->initramfs, .guest_args = args });
 	text = xasprintf("#!/bin/sh\n"
 			 "# kcmp-matrix cell %s %s %s %s (kernel %s)\n"
 			 "# requested on top of matrix/base/: %s\n"
@@ -40,19 +27,14 @@ void write_reproducer(const struct group *g, const struct cell *c)
 			 "# By hand (this script): the cell's final .config (./config) built into %s,\n"
 			 "# then booted as the harness boots it; the guest prints KTAP on the console.\n"
 			 "set -eu\ncd \"$(dirname \"$0\")\"\nmkdir -p %s\ncp config %s/.config\n%s%s\n",
-			 tname, a->name, vname, combo, g->t->version, combo, cell, cell, out, out, out,
-			 make, qemu);
+			 tname, aname, vname, combo, kernel_version, combo, cell, cell, out, out, out,
+			 c->by_hand_make ? c->by_hand_make : "", c->by_hand_qemu ? c->by_hand_qemu : "");
 	free(cell);
 	path = xasprintf("%s/reproduce.sh", c->dir);
 	if (write_file_atomic(path, text, strlen(text)) == 0)
 		chmod(path, 0755);
-	for (int i = 0; args[i]; i++)
-		free(args[i]);
 	free(path);
 	free(text);
-	free(qemu);
-	free(kernel);
-	free(make);
 	free(out);
 	free(combo);
 }

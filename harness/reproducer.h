@@ -1,12 +1,15 @@
 /* reproducer: cells/.../reproduce.sh, the cell again by hand: its final .config built with the
- * make commands the harness uses, booted with the same QEMU line. For a person to read and run;
- * the harness never runs it.
+ * make commands the build stage recorded in the cell, then booted with the QEMU line the boot
+ * stage recorded (both for the scratch directory plan_by_hand_dir names). Written from the
+ * cell's record alone. For a person to read and run; the harness never runs it.
  */
 #ifndef KCMPM_REPRODUCER_H
 #define KCMPM_REPRODUCER_H
 
-#include "stage.h"
+#include "matrix.h"
+#include "plan.h"
 
-void write_reproducer(const struct group *g, const struct cell *c);
+/* kernel_version: the cell's tree's (struct tree). */
+void write_reproducer(const struct matrix *m, const struct cell *c, const char *kernel_version);
 
 #endif

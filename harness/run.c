@@ -97,7 +97,10 @@ static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 		} else if (boot_cell(g, c, image, err, errlen)) {
 			goto out;
 		}
-		write_reproducer(g, c);
+		/* how to do each step by hand, from the stages that did it */
+		build_record_by_hand(g, c);
+		boot_record_by_hand(g, c);
+		write_reproducer(g->m, c, g->t->version);
 		cell_done(g, c);
 	}
 	rc = 0;
