@@ -18,6 +18,7 @@
 #   plan     every cell of the default matrix (all trees) resolved, with no config cached;
 #            three runs, and their median
 #   group    one group's configs with the in-process resolver and with olddefconfig
+#   verify   every entry of the warm cache checked against its manifest (verify-cache)
 #   full     BENCH_FULL=1: the full default matrix (every tree) cold, tree by tree, each on a
 #            cache of its own with its own F; the sums give the full matrix's wall/F (hours on
 #            a slow machine). BENCH_FULL=only runs just this, for the trees in FULL_TREES
@@ -25,9 +26,18 @@
 # The harness prints the per-run figures itself (its "summary:" line); this script only runs it
 # and does the arithmetic. Settings: TREES (default 6.1, the tree the earlier figures are of),
 # VARIANTS, ARCH, BENCH_CACHE, JOBS, COLD_ONLY, BENCH_FULL, FULL_TREES; BENCH_PART=cold stops
-# after F, the cold run and its profile (about an hour here, for work on the cold figure).
+# after F, the cold run and its profile (about an hour here, for work on the cold figure);
+# BENCH_PART=verify runs only the verify figure, on BENCH_VERIFY_CACHE (default the harness's
+# default cache: a real warm one), twice (the second with the files in the page cache).
 set -eu
 harness=${HARNESS:-build/kcmp-matrix}
+if [ "${BENCH_PART:-}" = verify ]; then
+	vcache=${BENCH_VERIFY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kcmp-matrix}
+	for pass in 1 2; do
+		echo "cache verify ($pass):     $("$harness" verify-cache --cache "$vcache" | sed 's/^verify-cache: //')"
+	done
+	exit 0
+fi
 cache=${BENCH_CACHE:-/tmp/kcmp-matrix-bench-cache}
 out=${BENCH_RESULTS:-results/bench}
 trees=${TREES:-6.1}
@@ -370,6 +380,8 @@ m_column "$out/whole.log"
 dependents
 echo "peak harness RSS KiB: $(field "$out/cold.log" RSS) cold, $(field "$out/whole.log" RSS) whole, $(field "$out/warm.log" RSS) warm"
 echo "cache size MiB:       $(du -sm "$cache/run" | cut -f1)"
+# what checking every entry of the warm cache costs (what a warm run spends on its manifests)
+echo "cache verify:         $("$harness" verify-cache --cache "$cache/run" | sed 's/^verify-cache: //')"
 
 if [ -n "${BENCH_FULL:-}" ]; then
 	full_bench "${FULL_TREES:-$all_trees}"

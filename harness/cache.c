@@ -5,9 +5,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Entries found corrupt and thrown away in this process (see cache_discarded); counted by
@@ -182,4 +185,77 @@ void cache_begin(const struct cache_use *u, const char *kind, const char *key)
 	remove_tree(dir);
 	mkdir_p(dir);	/* for the paths cache_file() gave out before */
 	free(dir);
+}
+
+/* cache_verify_all's walk collects the entries first (checking one may throw it away, which a
+ * walk in progress must not see); nftw gives no argument to its callback, so one walk at a
+ * time. */
+static pthread_mutex_t walk_lock = PTHREAD_MUTEX_INITIALIZER;
+static size_t walk_root;		/* strlen of "<cache>/" */
+static struct strbuf walk_found;	/* "kind.../key\n" per entry */
+
+/* Each "complete" file marks an entry: <cache>/<kind...>/<key>/complete. */
+static int found_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	if (type == FTW_F && !strcmp(path + ftw->base, "complete") &&
+	    (size_t)ftw->base > walk_root + 1)
+		sb_printf(&walk_found, "%.*s\n", (int)((size_t)ftw->base - 1 - walk_root),
+			  path + walk_root);
+	return 0;
+}
+
+/* The bytes of the regular files directly in dir. */
+static long long dir_bytes(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	long long n = 0;
+
+	while (d && (e = readdir(d))) {
+		char *f = xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+
+		if (e->d_name[0] != '.' && stat(f, &st) == 0 && S_ISREG(st.st_mode))
+			n += st.st_size;
+		free(f);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+int cache_verify_all(const char *cache_dir, struct cache_verify *v)
+{
+	static const char *const kinds[] = { "base", "resolved", "kernels", "boots", NULL };
+	char *list, *save = NULL;
+	int rc = 0;
+
+	*v = (struct cache_verify){ 0 };
+	pthread_mutex_lock(&walk_lock);
+	walk_root = strlen(cache_dir) + 1;
+	walk_found = (struct strbuf){ 0 };
+	sb_add(&walk_found, "", 0);
+	for (int i = 0; kinds[i] && rc == 0; i++) {
+		char *dir = xasprintf("%s/%s", cache_dir, kinds[i]);
+
+		if (path_exists(dir) && nftw(dir, found_entry, 16, FTW_PHYS))
+			rc = -1;
+		free(dir);
+	}
+	list = walk_found.s;
+	pthread_mutex_unlock(&walk_lock);
+	for (char *e = strtok_r(list, "\n", &save); e && rc == 0; e = strtok_r(NULL, "\n", &save)) {
+		char *slash = strrchr(e, '/'), *dir = xasprintf("%s/%s", cache_dir, e);
+		int before = cache_discarded();
+
+		v->bytes += dir_bytes(dir);
+		*slash = 0;
+		v->entries++;
+		cache_complete(cache_dir, e, slash + 1);
+		v->corrupt += cache_discarded() - before;
+		free(dir);
+	}
+	free(list);
+	return rc;
 }

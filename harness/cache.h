@@ -37,6 +37,17 @@ int cache_complete(const char *cache_dir, const char *kind, const char *key);
 int cache_finish(const char *cache_dir, const char *kind, const char *key);
 /* How many entries this process found corrupt and threw away. */
 int cache_discarded(void);
+/* What checking every entry of a cache found (cache_verify_all). */
+struct cache_verify {
+	int entries;		/* complete entries checked */
+	int corrupt;		/* of those, found not to match their manifest and thrown away */
+	long long bytes;	/* the files read to check them */
+};
+
+/* Checks every complete entry under the cache's entry kinds (base, resolved, kernels/...,
+ * boots) against its manifest, as a run does before each use; a corrupt one is thrown away.
+ * Returns 0, or -1 when the cache cannot be read. */
+int cache_verify_all(const char *cache_dir, struct cache_verify *v);
 /* Key helpers: hash a list of strings (NULL-terminated) into 16 hex digits. */
 void cache_key(char out[17], const char *const *parts);
 

@@ -39,6 +39,8 @@ static const char usage[] =
 	"       kcmp-matrix merge [options] DIR...     merge shards' results dirs into --results\n"
 	"       kcmp-matrix diff [options] OLD [NEW]   what changed between two matrix.json files\n"
 	"                                              (NEW defaults to RESULTS/matrix.json)\n"
+	"       kcmp-matrix verify-cache [--cache DIR] check every cache entry against its manifest\n"
+	"                                              (a corrupt one is thrown away); exit 1 if any\n"
 	"\n"
 	"Builds a kernel for every combination of the matrix symbols on every arch and variant,\n"
 	"boots each in QEMU with a test /init, and judges what it observes against the Kconfig\n"
@@ -432,6 +434,23 @@ static int exit_status(const struct plan *p)
 	return EXIT_ALL_PASS;
 }
 
+/* kcmp-matrix verify-cache: every entry checked as a run checks it before use (cache.h), with
+ * what it cost; exit 1 when some entry was corrupt (it is gone, and a run makes it again). */
+static int verify_cache_command(const struct options *o)
+{
+	struct cache_verify v;
+	double start = now_seconds();
+
+	if (!path_exists(o->run.cache_dir))
+		die("verify-cache: no cache at '%s'; give --cache DIR", o->run.cache_dir);
+	lock_dir(o->run.cache_dir);
+	if (cache_verify_all(o->run.cache_dir, &v))
+		die("verify-cache: cannot read every entry of '%s':", o->run.cache_dir);
+	printf("verify-cache: %d entries, %.1f MiB, %d corrupt (thrown away), %.2f s\n", v.entries,
+	       (double)v.bytes / (1024 * 1024), v.corrupt, now_seconds() - start);
+	return v.corrupt ? EXIT_SOME_FAIL : EXIT_ALL_PASS;
+}
+
 /* kcmp-matrix diff OLD [NEW]: exit 1 when some cell newly fails. */
 static int diff_command(const struct options *o, struct matrix *m)
 {
@@ -822,7 +841,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	parse_args(argc, argv, &o);
-	if (o.args[0] && (!strcmp(o.args[0], "merge") || !strcmp(o.args[0], "diff")))
+	if (o.args[0] && (!strcmp(o.args[0], "merge") || !strcmp(o.args[0], "diff") ||
+			  !strcmp(o.args[0], "verify-cache")))
 		command = *o.args++;
 	else if (o.args[0])
 		die("unexpected argument '%s'; see --help", o.args[0]);
@@ -844,6 +864,8 @@ int main(int argc, char **argv)
 		    o.run.matrix_dir);
 	if (command && !strcmp(command, "diff")) {
 		status = diff_command(&o, &m);
+	} else if (command && !strcmp(command, "verify-cache")) {
+		status = verify_cache_command(&o);
 	} else if (command) {
 		if (mkdir_p(o.run.results_dir))
 			die("cannot create '%s':", o.run.results_dir);

@@ -124,3 +124,34 @@ TEST(cache_use_policy)
 	free(text);
 	remove_tree(dir);
 }
+
+/* verify-cache: every complete entry of every kind, nested kinds (kernels/<tree>/<variant>/
+ * <arch>/) included, checked as a run checks it; a corrupt one counted and thrown away; an
+ * unfinished one (no manifest) is no entry. */
+TEST(cache_verify_all_checks_every_entry)
+{
+	char dir[] = "/tmp/kcmpm-cache-XXXXXX", *path;
+	struct cache_verify v;
+	const char *kinds[] = { "kernels/linux-source-6.1/v3/x86_64", "boots", "base" };
+
+	CHECK(mkdtemp(dir) != NULL);
+	for (int i = 0; i < 3; i++) {
+		path = cache_file(dir, kinds[i], "k", "data");
+		CHECK(write_file_atomic(path, "0123456789", 10) == 0);
+		free(path);
+		CHECK(cache_finish(dir, kinds[i], "k") == 0);
+	}
+	path = cache_file(dir, "resolved", "unfinished", "config");
+	CHECK(write_file_atomic(path, "x", 1) == 0);
+	free(path);
+	path = cache_file(dir, "boots", "k", "data");
+	CHECK(write_file_atomic(path, "0123456788", 10) == 0);	/* changed after it was sealed */
+	free(path);
+	CHECK(cache_verify_all(dir, &v) == 0);
+	CHECK(v.entries == 3);
+	CHECK(v.corrupt == 1);
+	CHECK(v.bytes >= 30);
+	CHECK(cache_verify_all(dir, &v) == 0);
+	CHECK(v.entries == 2 && v.corrupt == 0);	/* the corrupt one is gone */
+	remove_tree(dir);
+}
