@@ -182,6 +182,9 @@ char *scratch_copy(const char *folder, const char *name)
 	const char *cmd[] = { "cp", "-r", folder, dir, NULL };
 	struct spawn_result res;
 
+	/* afresh: cp -r into an existing directory would copy the folder inside it, and leave
+	 * what an earlier call edited there (a mutant series listed twice) */
+	remove_tree(dir);
 	CHECK(spawn_run(&(struct spawn_req){ .argv = cmd }, &res) == 0 && res.status == 0);
 	/* a question folder names files beside it (../guest-tests, ../kernel-patch): in the
 	 * copy they are the repository's own */
