@@ -6,6 +6,8 @@ WARN    := -std=c11 -Wall -Wextra -Wshadow -Wmissing-prototypes -Werror
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 # Each arch's kernels build in a thread of their own (harness/run.c).
 THREADS := -pthread
+# SHA-256 for cache keys and manifests (harness/digest.c): OpenSSL's libcrypto, libssl-dev
+LIBS    := -lcrypto
 
 HARNESS_SRC := $(filter-out harness/main.c,$(wildcard harness/*.c))
 HARNESS_HDR := $(wildcard harness/*.h)
@@ -57,20 +59,20 @@ all: $(BUILD)/kcmp-matrix
 
 $(BUILD)/kcmp-matrix: harness/main.c $(HARNESS_SRC) $(HARNESS_HDR)
 	@mkdir -p $(BUILD)
-	$(CC) $(WARN) $(THREADS) $(CFLAGS) -o $@ harness/main.c $(HARNESS_SRC)
+	$(CC) $(WARN) $(THREADS) $(CFLAGS) -o $@ harness/main.c $(HARNESS_SRC) $(LIBS)
 
 # The same harness with AddressSanitizer and UBSan, for the tests.
 $(BUILD)/kcmp-matrix-san: harness/main.c $(HARNESS_SRC) $(HARNESS_HDR)
 	@mkdir -p $(BUILD)
-	$(CC) $(WARN) $(THREADS) -O1 -g $(SAN) -o $@ harness/main.c $(HARNESS_SRC)
+	$(CC) $(WARN) $(THREADS) -O1 -g $(SAN) -o $@ harness/main.c $(HARNESS_SRC) $(LIBS)
 
 $(BUILD)/unit-tests: tests/unit/*.c tests/unit/*.h $(HARNESS_SRC) $(HARNESS_HDR)
 	@mkdir -p $(BUILD)
-	$(CC) $(WARN) $(THREADS) -O1 -g $(SAN) -iquote harness -o $@ tests/unit/*.c $(HARNESS_SRC)
+	$(CC) $(WARN) $(THREADS) -O1 -g $(SAN) -iquote harness -o $@ tests/unit/*.c $(HARNESS_SRC) $(LIBS)
 
 $(BUILD)/e2e-tests: tests/e2e/*.c tests/unit/check.c tests/unit/check.h $(HARNESS_SRC) $(HARNESS_HDR)
 	@mkdir -p $(BUILD)
-	$(CC) $(WARN) $(THREADS) -O1 -g $(SAN) -iquote harness -iquote tests/unit -o $@ tests/e2e/*.c tests/unit/check.c $(HARNESS_SRC)
+	$(CC) $(WARN) $(THREADS) -O1 -g $(SAN) -iquote harness -iquote tests/unit -o $@ tests/e2e/*.c tests/unit/check.c $(HARNESS_SRC) $(LIBS)
 
 deps:
 	@TREES='$(TREES)' QUESTION_DIR='$(if $(QUESTION),questions/$(QUESTION),matrix)' scripts/ensure-deps

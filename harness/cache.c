@@ -1,6 +1,7 @@
 /* cache: see cache.h. */
 #define _GNU_SOURCE
 #include "cache.h"
+#include "digest.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -31,21 +32,24 @@ char *cache_file(const char *cache_dir, const char *kind, const char *key, const
 	return path;
 }
 
-/* The manifest formats: 1 hashed each file with hash_bytes, 2 with hash_words (faster: a warm
- * run checks every kernel image it reuses). Entries are written in format 2; one in format 1
- * is checked as it was written and then rewritten in format 2. */
-enum { MANIFEST_BYTES = 1, MANIFEST_WORDS = 2 };
+/* The manifest's format: 3, each file's SHA-256 (digest.h). Formats 1 and 2 (home-made 64-bit
+ * hashes) belonged to entries under keys of those hashes, which no run asks for any more; an
+ * entry whose manifest is not this format never matches, so it is never misread. */
+enum { MANIFEST_FORMAT = 3 };
 
-/* "NAME SIZE HASH" for one file of an entry; NULL when it cannot be read. */
-static char *manifest_line(const char *dir, const char *name, int format)
+/* "NAME SIZE SHA256" for one file of an entry; NULL when it cannot be read. */
+static char *manifest_line(const char *dir, const char *name)
 {
-	char *path = xasprintf("%s/%s", dir, name), hex[17], *line = NULL;
+	char *path = xasprintf("%s/%s", dir, name), hex[65], *line = NULL;
 	size_t len;
 	char *data = read_file(path, &len);
 
 	if (data) {
-		hash_hex(format == MANIFEST_BYTES ? hash_bytes(HASH_INIT, data, len)
-						 : hash_words(HASH_INIT, data, len), hex);
+		struct digest d;
+
+		digest_init(&d);
+		digest_add(&d, data, len);
+		digest_hex(&d, hex);
 		line = xasprintf("%s %zu %s\n", name, len, hex);
 	}
 	free(data);
@@ -55,18 +59,18 @@ static char *manifest_line(const char *dir, const char *name, int format)
 
 /* The manifest of an entry as it is now: every file but the manifest itself and temporary
  * files, sorted by name. NULL when a file cannot be read. */
-static char *manifest(const char *dir, int format)
+static char *manifest(const char *dir)
 {
 	struct dirent **names;
 	struct strbuf sb = { 0 };
 	int n = scandir(dir, &names, NULL, alphasort), ok = n >= 0;
 
-	sb_printf(&sb, "format %d\n", format);
+	sb_printf(&sb, "format %d\n", MANIFEST_FORMAT);
 	for (int i = 0; i < n; i++) {
 		const char *name = names[i]->d_name;
 
 		if (ok && name[0] != '.' && strcmp(name, "complete") && !strstr(name, ".tmp.")) {
-			char *line = manifest_line(dir, name, format);
+			char *line = manifest_line(dir, name);
 
 			ok = line != NULL;
 			if (line)
@@ -90,19 +94,8 @@ int cache_complete(const char *cache_dir, const char *kind, const char *key)
 
 	if (!recorded)
 		goto out;	/* no entry, or one cut off before it was complete */
-	if (!strcmp(recorded, "1\n")) {
-		/* an entry from before manifests: record what it holds now, once */
-		hit = cache_finish(cache_dir, kind, key) == 0;
-		goto out;
-	}
-	if (!strncmp(recorded, "format 1\n", 9)) {
-		now = manifest(dir, MANIFEST_BYTES);
-		/* checked as it was written; from now on, the faster way */
-		hit = now && !strcmp(now, recorded) && cache_finish(cache_dir, kind, key) == 0;
-	} else {
-		now = manifest(dir, MANIFEST_WORDS);
-		hit = now && !strcmp(now, recorded);
-	}
+	now = manifest(dir);
+	hit = now && !strcmp(now, recorded);
 	if (!hit) {
 		warn("cache entry '%s' does not match its checksums (a file changed, shrank or went "
 		     "missing): thrown away and made again", dir);
@@ -121,7 +114,7 @@ out:
 int cache_finish(const char *cache_dir, const char *kind, const char *key)
 {
 	char *dir = entry_dir(cache_dir, kind, key), *path = cache_file(cache_dir, kind, key, "complete");
-	char *text = manifest(dir, MANIFEST_WORDS);
+	char *text = manifest(dir);
 	int rc = text ? write_file_atomic(path, text, strlen(text)) : -1;
 
 	free(text);
@@ -137,11 +130,12 @@ int cache_discarded(void)
 
 void cache_key(char out[17], const char *const *parts)
 {
-	uint64_t h = HASH_INIT;
+	struct digest h;
 
+	digest_init(&h);
 	for (int i = 0; parts[i]; i++)
-		h = hash_bytes(h, parts[i], strlen(parts[i]) + 1);
-	hash_hex(h, out);
+		digest_add_string(&h, parts[i]);
+	digest_tag(&h, out);
 }
 
 int cache_reusable(const struct cache_use *u, const char *kind, const char *key)

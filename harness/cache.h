@@ -3,10 +3,11 @@
  * An entry is a directory <cache>/<kind>/<key>/ whose key is a hash of everything that can
  * change its content. Its files are written atomically, and the file named "complete" last:
  * an entry without it (a run interrupted while writing) is a miss, never a half result.
- * "complete" is the entry's manifest ("format 1", then "NAME SIZE FNV64" per file), checked
+ * "complete" is the entry's manifest ("format 3", then "NAME SIZE SHA256" per file), checked
  * before every use: an entry whose files no longer match (a truncated image from a dying disk,
- * a half-written config) is thrown away, counted, and made again, never trusted. An entry from
- * before manifests ("complete" holding "1") gets its manifest on first use.
+ * a half-written config) is thrown away, counted, and made again, never trusted. Keys are the
+ * first 64 bits of a SHA-256 (digest.h); entries keyed and checked by the home-made hashes of
+ * before are never asked for, and an old manifest never matches: a cold run, never a misread.
  *
  *   kind        key                                               files
  *   base        tree, variant stamp, arch, base fragments          config

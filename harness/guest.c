@@ -1,6 +1,7 @@
 /* guest: see guest.h. */
 #define _GNU_SOURCE
 #include "guest.h"
+#include "digest.h"
 #include "build.h"
 #include "initramfs.h"
 #include "spawn.h"
@@ -32,33 +33,34 @@ static void guest_key(const char *const *argv, const char *cc_version, const cha
 	const char *libc_argv[] = { argv[0], "-print-file-name=libc.a", NULL };
 	char *log = xasprintf("%s/libc.log", dir), *libc = spawn_first_line(libc_argv, log);
 	char *pattern = xasprintf("%s/*", src_dir);
-	uint64_t h = HASH_INIT;
+	struct digest h;
 	struct stat st;
 	glob_t g;
 
+	digest_init(&h);
 	for (int i = 0; argv[i]; i++)
-		h = hash_bytes(h, argv[i], strlen(argv[i]) + 1);
-	h = hash_bytes(h, cc_version, strlen(cc_version) + 1);
+		digest_add_string(&h, argv[i]);
+	digest_add_string(&h, cc_version);
 	if (libc && stat(libc, &st) == 0) {
 		char id[600];
 
 		snprintf(id, sizeof(id), "%s %lld %lld", libc, (long long)st.st_size,
 			 (long long)st.st_mtime);
-		h = hash_bytes(h, id, strlen(id) + 1);
+		digest_add_string(&h, id);
 	}
 	if (glob(pattern, 0, NULL, &g) == 0) {
 		for (size_t i = 0; i < g.gl_pathc; i++) {
 			size_t len;
 			char *text = read_file(g.gl_pathv[i], &len);
 
-			h = hash_bytes(h, g.gl_pathv[i], strlen(g.gl_pathv[i]) + 1);
+			digest_add_string(&h, g.gl_pathv[i]);
 			if (text)
-				h = hash_bytes(h, text, len);
+				digest_add(&h, text, len);
 			free(text);
 		}
 		globfree(&g);
 	}
-	hash_hex(h, hex);
+	digest_tag(&h, hex);
 	free(log);
 	free(libc);
 	free(pattern);

@@ -1,6 +1,7 @@
 /* preflight: see preflight.h. */
 #define _GNU_SOURCE
 #include "preflight.h"
+#include "digest.h"
 #include "cache_layout.h"
 #include "boot.h"
 #include "build.h"
@@ -241,7 +242,7 @@ static void prepare_arch(const struct preflight_req *r, const struct arch *a,
 		boot[0] = qemu_version ? qemu_version : "";
 		cache_key(t->emulator, boot);
 		cpio = read_file(t->initramfs, &len);
-		hash_hex(hash_bytes(HASH_INIT, cpio ? cpio : "", cpio ? len : 0), t->guest_hash);
+		digest_tag_of(cpio ? cpio : "", cpio ? len : 0, t->guest_hash);
 		free(cpio);
 	}
 	check_qemu(a, dir, pr);

@@ -1,6 +1,7 @@
 /* resolver: see resolver.h. */
 #define _GNU_SOURCE
 #include "resolver.h"
+#include "digest.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -59,7 +60,7 @@ static char *memo_source(const char *source)
 char *resolver_identity(const char *source)
 {
 	char *memo, *text, *memo_text, hex[17];
-	uint64_t h;
+	struct digest h;
 
 	if (!source)
 		return xstrdup("olddefconfig");
@@ -72,8 +73,10 @@ char *resolver_identity(const char *source)
 		free(memo_text);
 		return NULL;
 	}
-	h = hash_bytes(HASH_INIT, text, strlen(text) + 1);
-	hash_hex(hash_bytes(h, memo_text, strlen(memo_text)), hex);
+	digest_init(&h);
+	digest_add_string(&h, text);
+	digest_add(&h, memo_text, strlen(memo_text));
+	digest_tag(&h, hex);
 	free(text);
 	free(memo_text);
 	return xasprintf("kcmpm-resolve %s", hex);
@@ -221,13 +224,14 @@ char *resolver_link(const struct build_ctx *b, const char *source, char *err, si
  * but srctree, which the commands that read the tree name in their own text. */
 static char *memo_path(const char *dir, char *const *env)
 {
-	uint64_t h = HASH_INIT;
+	struct digest h;
 	char hex[17];
 
+	digest_init(&h);
 	for (int i = 0; env[i]; i++)
 		if (strncmp(env[i], "srctree=", 8))
-			h = hash_bytes(h, env[i], strlen(env[i]) + 1);
-	hash_hex(h, hex);
+			digest_add_string(&h, env[i]);
+	digest_tag(&h, hex);
 	return xasprintf("%s/shell-%s.memo", dir, hex);
 }
 

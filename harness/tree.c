@@ -1,6 +1,7 @@
 /* tree: see tree.h. */
 #define _GNU_SOURCE
 #include "tree.h"
+#include "digest.h"
 #include "cache_layout.h"
 #include "spawn.h"
 #include "util.h"
@@ -104,7 +105,7 @@ int tree_from_path(const char *path, struct tree *t, char *err, size_t errlen)
 		return -1;
 	}
 	t->path = xstrdup(real);
-	hash_hex(hash_bytes(HASH_INIT, real, strlen(real)), hex);
+	digest_tag_of(real, strlen(real), hex);
 	t->tag = xasprintf("ksrc-%.12s", hex);
 	return fill_version(t, err, errlen);
 }

@@ -295,38 +295,6 @@ int path_exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
-uint64_t hash_bytes(uint64_t h, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-uint64_t hash_words(uint64_t h, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	for (; len >= 8; p += 8, len -= 8) {
-		uint64_t w;
-
-		memcpy(&w, p, sizeof(w));
-		/* each step a bijection of h for a given word, so one changed word always
-		 * changes the result */
-		h = (h ^ w) * 0x100000001b3ULL;
-		h ^= h >> 32;
-	}
-	return hash_bytes(h, p, len);
-}
-
-void hash_hex(uint64_t h, char out[17])
-{
-	snprintf(out, 17, "%016llx", (unsigned long long)h);
-}
-
 void sb_add(struct strbuf *sb, const char *s, size_t n)
 {
 	if (sb->len + n + 1 > sb->cap) {

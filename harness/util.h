@@ -57,14 +57,6 @@ int mkdir_p(const char *path);
 int remove_tree(const char *path);
 int path_exists(const char *path);
 
-/* 64-bit FNV-1a, as 16 hex digits: content tags for configs and kernels. */
-uint64_t hash_bytes(uint64_t h, const void *data, size_t len);
-/* Another hash, eight bytes a step: several times faster than hash_bytes on megabytes (the
- * cache's checksums of kernel images, read on every warm run), and different from it. */
-uint64_t hash_words(uint64_t h, const void *data, size_t len);
-#define HASH_INIT 0xcbf29ce484222325ULL
-void hash_hex(uint64_t h, char out[17]);
-
 /* A growable string. */
 struct strbuf {
 	char *s;

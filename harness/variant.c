@@ -1,6 +1,7 @@
 /* variant: see variant.h. */
 #define _GNU_SOURCE
 #include "variant.h"
+#include "digest.h"
 #include "cache_layout.h"
 #include "spawn.h"
 #include "util.h"
@@ -138,8 +139,9 @@ char **variant_patched_files(const char *patch_text)
  * copy of kernel-patch/ elsewhere gives the same stamp. */
 static int series_stamp(char **patches, char out[17], char *err, size_t errlen)
 {
-	uint64_t h = HASH_INIT;
+	struct digest h;
 
+	digest_init(&h);
 	for (int i = 0; patches[i]; i++) {
 		size_t len;
 		char *text = read_file(patches[i], &len);
@@ -147,12 +149,13 @@ static int series_stamp(char **patches, char out[17], char *err, size_t errlen)
 		if (!text) {
 			snprintf(err, errlen, "cannot read patch '%s' named in the series: %s",
 				 patches[i], strerror(errno));
+			digest_tag(&h, out);	/* ends it */
 			return -1;
 		}
-		h = hash_bytes(h, text, len + 1);
+		digest_add(&h, text, len + 1);
 		free(text);
 	}
-	hash_hex(h, out);
+	digest_tag(&h, out);
 	return 0;
 }
 

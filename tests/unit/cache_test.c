@@ -53,52 +53,52 @@ TEST(cache_entries_are_checked_before_use)
 	CHECK(!cache_complete(dir, "kernels", "k3"));
 	CHECK(cache_discarded() == before + 3);
 
-	/* an entry from before manifests gets one on first use, and is checked from then on */
+	/* an entry from before manifests ("1") is never taken: its files cannot be checked */
 	put(dir, "k4", "image", "IMAGE");
 	put(dir, "k4", "complete", "1\n");
-	CHECK(cache_complete(dir, "kernels", "k4"));
-	put(dir, "k4", "image", "EGAMI");
 	CHECK(!cache_complete(dir, "kernels", "k4"));
 	remove_tree(dir);
 }
 
-/* A changed word deep in a large file is seen (the checksum reads eight bytes a step), and an
- * entry whose manifest is in format 1 (one byte a step, before format 2) is still checked as
- * it was written, then rewritten in format 2. */
-TEST(cache_checks_large_files_and_format_1_entries)
+/* A changed byte deep in a large file is seen; the manifest holds each file's SHA-256 (the
+ * known digest of a known text, so the hash is SHA-256 and not merely some hash); an entry
+ * whose manifest is in an old format (home-made 64-bit hashes) is never taken, even where its
+ * files are whole: a miss, made again. */
+TEST(cache_manifests_are_sha256_and_old_formats_are_misses)
 {
 	char dir[] = "/tmp/kcmpm-cache-XXXXXX", *big = xcalloc(1, 1 << 20), *path, *mark;
-	char hex[17];
+	char key[17];
 
 	CHECK(mkdtemp(dir) != NULL);
 	memset(big, 'x', (1 << 20) - 1);
 	put(dir, "k1", "image", big);
 	CHECK(cache_finish(dir, "kernels", "k1") == 0);
 	CHECK(cache_complete(dir, "kernels", "k1"));
-	big[123459] = 'y';	/* inside a word, not at its start */
+	big[123459] = 'y';
 	put(dir, "k1", "image", big);
 	CHECK(!cache_complete(dir, "kernels", "k1"));
 
-	put(dir, "k2", "image", big);
-	hash_hex(hash_bytes(HASH_INIT, big, strlen(big)), hex);
-	mark = xasprintf("format 1\nimage %zu %s\n", strlen(big), hex);
-	put(dir, "k2", "complete", mark);
-	CHECK(cache_complete(dir, "kernels", "k2"));
+	put(dir, "k2", "image", "abc");
+	CHECK(cache_finish(dir, "kernels", "k2") == 0);
 	path = cache_file(dir, "kernels", "k2", "complete");
-	free(mark);
 	mark = read_file(path, NULL);
-	CHECK(mark && !strncmp(mark, "format 2\n", 9));	/* upgraded */
-	CHECK(cache_complete(dir, "kernels", "k2"));
+	/* SHA-256("abc"), FIPS 180-2's first example */
+	CHECK_STR(mark, "format 3\nimage 3 "
+		  "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n");
 	free(mark);
+	put(dir, "k2", "complete", "format 2\nimage 3 b1ebf6f6b3e1a0a4\n");
+	CHECK(!cache_complete(dir, "kernels", "k2"));
 	free(path);
 
-	put(dir, "k3", "image", big);
-	mark = xasprintf("format 1\nimage %zu %s\n", strlen(big), hex);
-	big[7] = 'z';
-	put(dir, "k3", "image", big);				/* changed since: a miss */
-	put(dir, "k3", "complete", mark);
-	CHECK(!cache_complete(dir, "kernels", "k3"));
-	free(mark);
+	/* keys are the first 64 bits of the SHA-256 of the parts, each with its NUL */
+	cache_key(key, (const char *const[]){ "ab", NULL });
+	CHECK(strlen(key) == 16);
+	{
+		char other[17];
+
+		cache_key(other, (const char *const[]){ "a", "b", NULL });
+		CHECK(strcmp(key, other) != 0);
+	}
 	free(big);
 	remove_tree(dir);
 }
