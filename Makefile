@@ -7,7 +7,8 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 # Each arch's kernels build in a thread of their own (harness/run.c).
 THREADS := -pthread
 # SHA-256 for cache keys and manifests (harness/digest.c): OpenSSL's libcrypto, libssl-dev
-LIBS    := -lcrypto
+# JSON (matrix.json, kcidb.json; results.c reads matrix.json back): jansson, libjansson-dev
+LIBS    := -lcrypto -ljansson
 
 HARNESS_SRC := $(filter-out harness/main.c,$(wildcard harness/*.c))
 HARNESS_HDR := $(wildcard harness/*.h)

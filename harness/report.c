@@ -3,6 +3,7 @@
 #include "report.h"
 #include "util.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,113 +261,199 @@ void report_xml_text(struct strbuf *sb, const char *s)
 	}
 }
 
-char *report_json_string(const char *s)
+/* A NULL-terminated list of strings as an array. */
+static json_t *json_words_list(char *const *list)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; list[i]; i++)
+		json_array_append_new(a, json_string(list[i]));
+	return a;
+}
+
+/* One value as jansson writes it on one line (", " and ": " between items). Caller frees. */
+static char *dump_value(const json_t *v)
+{
+	char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(12));
+
+	if (!text)
+		die("cannot write JSON (out of memory?)");
+	return text;
+}
+
+char *report_json_dump(const json_t *doc)
 {
 	struct strbuf sb = { 0 };
+	const char *key;
+	json_t *value;
+	size_t left = json_object_size(doc);
 
-	if (!s) {
-		sb_add(&sb, "null", 4);
-		return sb.s;
+	/* every value written by jansson; the layout a person reads and diffs: a top-level key a
+	 * line, and a list of objects (the cells, KCIDB's builds and tests) an object a line */
+	sb_add(&sb, "{\n", 2);
+	json_object_foreach((json_t *)doc, key, value) {
+		json_t *name = json_string(key);
+		char *k = dump_value(name);
+
+		json_decref(name);
+		sb_printf(&sb, "  %s: ", k);
+		free(k);
+		if (json_is_array(value) && json_is_object(json_array_get(value, 0))) {
+			size_t i;
+			json_t *item;
+
+			sb_add(&sb, "[\n", 2);
+			json_array_foreach(value, i, item) {
+				char *text = dump_value(item);
+
+				sb_printf(&sb, "    %s%s\n", text,
+					  i + 1 < json_array_size(value) ? "," : "");
+				free(text);
+			}
+			sb_add(&sb, "  ]", 3);
+		} else {
+			char *text = dump_value(value);
+
+			sb_add(&sb, text, strlen(text));
+			free(text);
+		}
+		left--;
+		sb_add(&sb, left ? ",\n" : "\n", left ? 2 : 1);
 	}
-	sb_add(&sb, "\"", 1);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			sb_printf(&sb, "\\%c", *p);
-		else if (*p == '\n')
-			sb_add(&sb, "\\n", 2);
-		else if (*p < 0x20 || *p == 0x7f)
-			sb_printf(&sb, "\\u%04x", *p);
-		else
-			sb_add(&sb, (const char *)p, 1);
-	}
-	sb_add(&sb, "\"", 1);
+	sb_add(&sb, "}\n", 3);
 	return sb.s;
 }
 
-static void json_field(struct strbuf *sb, const char *key, const char *value, int last)
+/* The length of the valid UTF-8 sequence at s (1 to 4), or 0 when it is not one. */
+static int utf8_sequence(const unsigned char *s)
 {
-	char *v = report_json_string(value);
+	int n = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : s[0] >= 0xe0 && s[0] < 0xf0 ? 3 :
+		s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : 0;
 
-	sb_printf(sb, "\"%s\": %s%s", key, v, last ? "" : ", ");
-	free(v);
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+json_t *report_json_text(const char *s)
+{
+	struct strbuf sb = { 0 };
+	json_t *v;
+
+	if (!s)
+		return json_null();
+	/* a console may hold any bytes; JSON strings are UTF-8: each invalid byte becomes U+FFFD */
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		int n = utf8_sequence(p);
+
+		if (n)
+			sb_add(&sb, (const char *)p, (size_t)n);
+		else
+			sb_add(&sb, "\xef\xbf\xbd", 3);
+		p += n ? n : 1;
+	}
+	sb_add(&sb, "", 0);
+	v = json_string(sb.s);
+	sb_free(&sb);
+	return v ? v : json_string("");
+}
+
+/* A string or, for NULL, null. */
+static json_t *string_or_null(const char *s)
+{
+	return report_json_text(s);
+}
+
+/* Seconds to a tenth, as the tables show them. */
+static json_t *tenths(double seconds)
+{
+	return json_real((double)(long long)(seconds * 10 + 0.5) / 10);
 }
 
 /* {"EXPERT": "y", ...} with 0 as null */
-static void json_values(struct strbuf *sb, const struct matrix *m, const char *values)
+static json_t *json_values(const struct matrix *m, const char *values)
 {
-	sb_printf(sb, "{");
+	json_t *o = json_object();
+
 	for (int s = 0; s < m->nsym; s++) {
 		char v[2] = { values[s], 0 };
 
-		json_field(sb, m->sym[s], values[s] ? v : NULL, s == m->nsym - 1);
+		json_object_set_new(o, m->sym[s], values[s] ? json_string(v) : json_null());
 	}
-	sb_printf(sb, "}");
+	return o;
 }
 
-/* Space-separated words as JSON strings, comma-separated. */
-static void json_words(struct strbuf *sb, const char *words)
+/* Space-separated words as an array of strings. */
+static json_t *json_words(const char *words)
 {
 	char *copy = xstrdup(words ? words : ""), *save = NULL;
-	int n = 0;
+	json_t *a = json_array();
 
-	for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-		char *q = report_json_string(w);
-
-		sb_printf(sb, "%s%s", n++ ? ", " : "", q);
-		free(q);
-	}
+	for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		json_array_append_new(a, json_string(w));
 	free(copy);
+	return a;
 }
 
-static void json_cell(struct strbuf *sb, const struct matrix *m, const struct cell *c)
+/* An observable's states by name (NULL: null). */
+static json_t *json_states(const struct matrix *m, const char *const *state)
+{
+	json_t *o = json_object();
+
+	for (int i = 0; i < m->nobs; i++)
+		json_object_set_new(o, m->obs[i], string_or_null(state[i]));
+	return o;
+}
+
+static json_t *json_cell(const struct matrix *m, const struct cell *c)
 {
 	char *combo = plan_combo_name(m, c->combo), *dir = plan_cell_path(m, c);
+	const char *predicted[MAX_OBSERVABLES];
+	json_t *o = json_object(), *explain = json_object(), *consoles = json_array();
 
-	sb_printf(sb, "    {");
-	json_field(sb, "tree", m->tree[c->tree].name, 0);
-	json_field(sb, "kernel", m->tree[c->tree].version, 0);
-	json_field(sb, "arch", m->arch[c->arch].name, 0);
-	json_field(sb, "variant", m->variant[c->variant].name, 0);
-	json_field(sb, "combination", combo, 0);
-	sb_printf(sb, "\"requested\": ");
-	json_values(sb, m, c->requested);
-	sb_printf(sb, ", \"predicted\": ");
-	json_values(sb, m, c->predicted.value);
-	sb_printf(sb, ", \"predicted_observed\": {");
 	for (int i = 0; i < m->nobs; i++)
-		json_field(sb, m->obs[i], c->predicted.observe[i], i == m->nobs - 1);
-	sb_printf(sb, "}, \"explain\": {");
+		predicted[i] = c->predicted.observe[i];
 	for (int s = 0; s < m->nsym; s++)
-		json_field(sb, m->sym[s], c->predicted.why[s], s == m->nsym - 1);
-	sb_printf(sb, "}, \"resolved\": ");
-	json_values(sb, m, c->resolved);
-	sb_printf(sb, ", \"observed\": {");
-	for (int i = 0; i < m->nobs; i++)
-		json_field(sb, m->obs[i], c->observed[i], i == m->nobs - 1);
-	sb_printf(sb, "}, ");
-	json_field(sb, "config_tag", c->config_tag[0] ? c->config_tag : NULL, 0);
-	json_field(sb, "booted", c->booted, 0);
-	json_field(sb, "status", cell_status_name(c->status), 0);
-	json_field(sb, "reason", c->reason, 0);
-	json_field(sb, "dir", dir, 0);
+		json_object_set_new(explain, m->sym[s], report_json_text(c->predicted.why[s]));
 	/* every boot's console, the retried ones first (the judge read them all) */
-	sb_printf(sb, "\"boots\": %d, \"consoles\": [", c->attempts);
 	for (int k = 1; k <= c->attempts; k++) {
 		char *name = plan_console_name(k, c->attempts);
+		char *path = xasprintf("%s/%s", dir, name);
 
-		sb_printf(sb, "%s\"%s/%s\"", k > 1 ? ", " : "", dir, name);
+		json_array_append_new(consoles, json_string(path));
+		free(path);
 		free(name);
 	}
-	sb_printf(sb, "], \"built\": %s, \"flaky\": %s, \"modules\": [", c->built ? "true" : "false",
-		  c->flaky ? "true" : "false");
-	json_words(sb, c->modules);
-	sb_printf(sb, "], ");
-	sb_printf(sb, "\"kernel_cached\": %s, \"boot_cached\": %s, ", c->kernel_cached ? "true" : "false",
-		  c->boot_cached ? "true" : "false");
-	sb_printf(sb, "\"build_seconds\": %.1f, \"boot_seconds\": %.1f}", c->build_seconds,
-		  c->boot_seconds);
+	json_object_set_new(o, "tree", json_string(m->tree[c->tree].name));
+	json_object_set_new(o, "kernel", string_or_null(m->tree[c->tree].version));
+	json_object_set_new(o, "arch", json_string(m->arch[c->arch].name));
+	json_object_set_new(o, "variant", json_string(m->variant[c->variant].name));
+	json_object_set_new(o, "combination", json_string(combo));
+	json_object_set_new(o, "requested", json_values(m, c->requested));
+	json_object_set_new(o, "predicted", json_values(m, c->predicted.value));
+	json_object_set_new(o, "predicted_observed", json_states(m, predicted));
+	json_object_set_new(o, "explain", explain);
+	json_object_set_new(o, "resolved", json_values(m, c->resolved));
+	json_object_set_new(o, "observed", json_states(m, (const char *const *)c->observed));
+	json_object_set_new(o, "config_tag", c->config_tag[0] ? json_string(c->config_tag)
+							      : json_null());
+	json_object_set_new(o, "booted", string_or_null(c->booted));
+	json_object_set_new(o, "status", json_string(cell_status_name(c->status)));
+	json_object_set_new(o, "reason", report_json_text(c->reason));
+	json_object_set_new(o, "dir", json_string(dir));
+	json_object_set_new(o, "boots", json_integer(c->attempts));
+	json_object_set_new(o, "consoles", consoles);
+	json_object_set_new(o, "built", json_boolean(c->built));
+	json_object_set_new(o, "flaky", json_boolean(c->flaky));
+	json_object_set_new(o, "modules", json_words(c->modules));
+	json_object_set_new(o, "kernel_cached", json_boolean(c->kernel_cached));
+	json_object_set_new(o, "boot_cached", json_boolean(c->boot_cached));
+	json_object_set_new(o, "build_seconds", tenths(c->build_seconds));
+	json_object_set_new(o, "boot_seconds", tenths(c->boot_seconds));
 	free(combo);
 	free(dir);
+	return o;
 }
 
 char *report_markdown(const struct matrix *m, const struct plan *p, const struct run_info *ri)
@@ -392,43 +479,44 @@ char *report_cell_name(const struct matrix *m, const struct cell *c)
 
 char *report_json(const struct matrix *m, const struct plan *p, const struct run_info *ri)
 {
-	struct strbuf sb = { 0 };
+	json_t *doc = json_object(), *trees = json_array(), *symbols = json_array();
+	json_t *values = json_object(), *cells = json_array();
+	char *text;
 
-	sb_printf(&sb, "{\n  \"schema\": 1,\n  \"trees\": [");
-	for (int t = 0, n = 0; t < m->ntree; t++) {
-		if (!report_tree_used(p, t))
+	for (int t = 0; t < m->ntree; t++) {
+		json_t *tree = json_object();
+
+		if (!report_tree_used(p, t)) {
+			json_decref(tree);
 			continue;
-		sb_printf(&sb, "%s{", n++ ? ", " : "");
-		json_field(&sb, "name", m->tree[t].name, 0);
-		json_field(&sb, "kernel", m->tree[t].version, 0);
-		json_field(&sb, "path", m->tree[t].path, 1);
-		sb_printf(&sb, "}");
+		}
+		json_object_set_new(tree, "name", json_string(m->tree[t].name));
+		json_object_set_new(tree, "kernel", string_or_null(m->tree[t].version));
+		json_object_set_new(tree, "path", string_or_null(m->tree[t].path));
+		json_array_append_new(trees, tree);
 	}
-	sb_printf(&sb, "],\n  ");
+	json_object_set_new(doc, "schema", json_integer(1));
+	json_object_set_new(doc, "trees", trees);
 	if (ri->shard[0])
-		json_field(&sb, "shard", ri->shard, 0);
+		json_object_set_new(doc, "shard", json_string(ri->shard));
 	if (ri->partial[0])
-		json_field(&sb, "partial", ri->partial, 0);
-	if (ri->whole_plan) {	/* so a merge can name the cells of a shard that never reported */
-		sb_printf(&sb, "\"whole_plan\": [");
-		for (int i = 0; ri->whole_plan[i]; i++)
-			sb_printf(&sb, "%s\"%s\"", i ? ", " : "", ri->whole_plan[i]);
-		sb_printf(&sb, "],\n  ");
+		json_object_set_new(doc, "partial", json_string(ri->partial));
+	if (ri->whole_plan)	/* so a merge can name the cells of a shard that never reported */
+		json_object_set_new(doc, "whole_plan", json_words_list(ri->whole_plan));
+	json_object_set_new(doc, "seconds", tenths(ri->seconds));
+	json_object_set_new(doc, "harness_max_rss_kib", json_integer(ri->max_rss_kib));
+	for (int s = 0; s < m->nsym; s++) {
+		json_array_append_new(symbols, json_string(m->sym[s]));
+		json_object_set_new(values, m->sym[s], json_string(m->values[s]));
 	}
-	sb_printf(&sb, "\"seconds\": %.1f, \"harness_max_rss_kib\": %ld,\n  \"symbols\": [",
-		  ri->seconds, ri->max_rss_kib);
-	for (int s = 0; s < m->nsym; s++)
-		sb_printf(&sb, "%s\"%s\"", s ? ", " : "", m->sym[s]);
-	sb_printf(&sb, "],\n  \"symbol_values\": {");
-	for (int s = 0; s < m->nsym; s++)
-		sb_printf(&sb, "%s\"%s\": \"%s\"", s ? ", " : "", m->sym[s], m->values[s]);
-	sb_printf(&sb, "},\n  \"cells\": [\n");
-	for (int i = 0; i < p->ncell; i++) {
-		json_cell(&sb, m, &p->cell[i]);
-		sb_printf(&sb, "%s\n", i + 1 < p->ncell ? "," : "");
-	}
-	sb_printf(&sb, "  ]\n}\n");
-	return sb.s;
+	json_object_set_new(doc, "symbols", symbols);
+	json_object_set_new(doc, "symbol_values", values);
+	for (int i = 0; i < p->ncell; i++)
+		json_array_append_new(cells, json_cell(m, &p->cell[i]));
+	json_object_set_new(doc, "cells", cells);
+	text = report_json_dump(doc);
+	json_decref(doc);
+	return text;
 }
 
 static void tsv_value(struct strbuf *sb, const char *s)

@@ -79,7 +79,11 @@ const struct cell *report_find_cell(const struct plan *p, const struct column *c
  * characters other than tab and newline (not allowed in XML 1.0) become U+FFFD. */
 void report_xml_text(struct strbuf *sb, const char *s);
 
-/* JSON string literal for s (NULL gives null); caller frees. */
-char *report_json_string(const char *s);
+/* JSON through jansson (report.c's matrix.json, report_kcidb.c's kcidb.json): a string as a
+ * JSON value, any invalid UTF-8 byte replaced by U+FFFD (NULL: null); a document as the
+ * harness writes it (two spaces of indent, a newline at the end; caller frees). */
+struct json_t;
+struct json_t *report_json_text(const char *s);
+char *report_json_dump(const struct json_t *doc);
 
 #endif

@@ -37,6 +37,7 @@
 #include "util.h"
 #include "variant.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,13 +52,13 @@ const char *report_kcidb_origin(void)
 	return strspn(o, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(o) ? o : NULL;
 }
 
-/* One KCIDB document in the making. */
+/* One KCIDB document in the making (jansson). */
 struct kcidb {
-	struct strbuf sb;
+	json_t *doc;
+	json_t *list;		/* the list objects go into now */
 	const char *origin;
 	const char *dir;	/* the results directory, absolute */
 	const char *url;	/* what file URLs start with: file://<dir> or KCIDB_ARTIFACTS_URL */
-	int n;			/* objects written in the current list */
 };
 
 /* "<origin>:<16 hex digits>" naming the parts. Caller frees. */
@@ -69,27 +70,32 @@ static char *kcidb_id(const struct kcidb *k, const char *const *parts)
 	return xasprintf("%s:%s", k->origin, key);
 }
 
-static void field(struct kcidb *k, const char *key, const char *value)
+static void field(json_t *o, const char *key, const char *value)
 {
-	char *v = report_json_string(value);
-
-	sb_printf(&k->sb, ", \"%s\": %s", key, v);
-	free(v);
+	json_object_set_new(o, key, report_json_text(value));
 }
 
-static void begin_object(struct kcidb *k, const char *id)
+/* A new object of the current list, with its id and origin (the list owns it). */
+static json_t *begin_object(struct kcidb *k, const char *id)
 {
-	char *v = report_json_string(id);
+	json_t *o = json_object();
 
-	sb_printf(&k->sb, "%s\n    {\"id\": %s, \"origin\": \"%s\"", k->n++ ? "," : "", v,
-		  k->origin);
-	free(v);
+	field(o, "id", id);
+	field(o, "origin", k->origin);
+	json_array_append_new(k->list, o);
+	return o;
 }
 
 static void begin_list(struct kcidb *k, const char *name)
 {
-	sb_printf(&k->sb, ",\n  \"%s\": [", name);
-	k->n = 0;
+	k->list = json_array();
+	json_object_set_new(k->doc, name, k->list);
+}
+
+/* Seconds to a tenth. */
+static json_t *tenths(double seconds)
+{
+	return json_real((double)(long long)(seconds * 10 + 0.5) / 10);
 }
 
 /* RFC 3339 in UTC, for t seconds since the epoch. */
@@ -172,6 +178,7 @@ static void checkouts(struct kcidb *k, const struct matrix *m, const struct plan
 		for (int v = 0; v < m->nvariant; v++) {
 			const struct tree_decl *d = &m->tree[t];
 			char *id, *series_dir, err[512], **patches;
+			json_t *o, *files, *misc;
 			int used = 0;
 
 			for (int i = 0; i < p->ncell && !used; i++)
@@ -179,35 +186,37 @@ static void checkouts(struct kcidb *k, const struct matrix *m, const struct plan
 			if (!used)
 				continue;
 			id = checkout_id(k, m, t, v);
-			begin_object(k, id);
-			field(k, "tree_name", d->package ? d->package : d->name);
+			o = begin_object(k, id);
+			field(o, "tree_name", d->package ? d->package : d->name);
 			if (d->version)
-				field(k, "git_commit_name", d->version);
-			field(k, "start_time", when);
-			sb_printf(&k->sb, ", \"valid\": true, \"patchset_files\": [");
+				field(o, "git_commit_name", d->version);
+			field(o, "start_time", when);
+			json_object_set_new(o, "valid", json_true());
+			files = json_array();
+			json_object_set_new(o, "patchset_files", files);
 			series_dir = variant_series_dir(m->variant[v].patch_dir, d->version ? d->version
 											 : "");
 			patches = variant_series(series_dir, m->patch_root, err, sizeof(err));
 			for (int i = 0; patches && patches[i]; i++) {
-				char *real = realpath(patches[i], NULL), *url, *name, *slash;
+				char *real = realpath(patches[i], NULL), *url, *slash;
+				json_t *file = json_object();
 
 				slash = strrchr(patches[i], '/');
-				name = report_json_string(slash ? slash + 1 : patches[i]);
 				url = xasprintf("file://%s", real ? real : patches[i]);
-				sb_printf(&k->sb, "%s{\"name\": %s", i ? ", " : "", name);
-				field(k, "url", url);
-				sb_printf(&k->sb, "}");
+				field(file, "name", slash ? slash + 1 : patches[i]);
+				field(file, "url", url);
+				json_array_append_new(files, file);
 				free(url);
-				free(name);
 				free(real);
 			}
-			sb_printf(&k->sb, "], \"misc\": {\"variant\": \"%s\", \"tree\": \"%s\"}}",
-				  m->variant[v].name, d->name);
+			misc = json_object();
+			field(misc, "variant", m->variant[v].name);
+			field(misc, "tree", d->name);
+			json_object_set_new(o, "misc", misc);
 			free_strings(patches);
 			free(series_dir);
 			free(id);
 		}
-	sb_printf(&k->sb, "\n  ]");
 }
 
 /* Is this cell the first of the plan with its kernel (so its build is written once)? */
@@ -234,6 +243,7 @@ static void builds(struct kcidb *k, const struct matrix *m, const struct plan *p
 		const struct cell *c = &p->cell[i];
 		const struct arch *a = &m->arch[c->arch];
 		char *id, *checkout, *cell, *combo, *url, *compiler;
+		json_t *o, *misc;
 
 		if (!first_of_kernel(p, i))
 			continue;
@@ -241,32 +251,33 @@ static void builds(struct kcidb *k, const struct matrix *m, const struct plan *p
 		checkout = checkout_id(k, m, c->tree, c->variant);
 		cell = plan_cell_path(m, c);
 		combo = plan_combo_name(m, c->combo);
-		begin_object(k, id);
-		field(k, "checkout_id", checkout);
-		field(k, "architecture", a->kernel_arch);
+		o = begin_object(k, id);
+		field(o, "checkout_id", checkout);
+		field(o, "architecture", a->kernel_arch);
 		compiler = xasprintf("%sgcc", a->cross_compile);
-		field(k, "compiler", compiler);
-		field(k, "config_name", combo);
+		field(o, "compiler", compiler);
+		field(o, "config_name", combo);
 		url = xasprintf("%s/%s/config", k->url, cell);
-		field(k, "config_url", url);
+		field(o, "config_url", url);
 		free(url);
 		url = xasprintf("%s/%s/build.log", k->url, cell);
-		field(k, "log_url", url);
+		field(o, "log_url", url);
 		free(url);
 		if (c->build_seconds > 0)
-			sb_printf(&k->sb, ", \"duration\": %.1f", c->build_seconds);
-		sb_printf(&k->sb, ", \"status\": \"%s\"", build_status(c));
+			json_object_set_new(o, "duration", tenths(c->build_seconds));
+		field(o, "status", build_status(c));
 		if (strcmp(build_status(c), "PASS"))
-			field(k, "log_excerpt", c->reason);
-		sb_printf(&k->sb, ", \"misc\": {\"kernel_tag\": \"%s\", \"cached\": %s}}",
-			  c->config_tag, c->kernel_cached ? "true" : "false");
+			field(o, "log_excerpt", c->reason);
+		misc = json_object();
+		field(misc, "kernel_tag", c->config_tag);
+		json_object_set_new(misc, "cached", json_boolean(c->kernel_cached));
+		json_object_set_new(o, "misc", misc);
 		free(compiler);
 		free(combo);
 		free(cell);
 		free(checkout);
 		free(id);
 	}
-	sb_printf(&k->sb, "\n  ]");
 }
 
 /* The guest's tests of a cell, from its console in the results directory. */
@@ -282,21 +293,24 @@ static void guest_tests(struct kcidb *k, const struct matrix *m, const struct ce
 	for (int t = 0; t < log.ntest; t++) {
 		const struct ktap_test *kt = &log.test[t];
 		char *name, *id, *url;
+		json_t *o, *misc;
 
 		if (strspn(kt->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 		    != strlen(kt->name))
 			continue;	/* not a name KCIDB's paths allow: the judge failed it anyway */
 		name = xasprintf("kcmp_matrix.guest.%s", kt->name);
 		id = test_id(k, m, c, name);
-		begin_object(k, id);
-		field(k, "build_id", build);
-		field(k, "path", name);
-		sb_printf(&k->sb, ", \"status\": \"%s\"", kt->skip ? "SKIP" : kt->ok ? "PASS" : "FAIL");
+		o = begin_object(k, id);
+		field(o, "build_id", build);
+		field(o, "path", name);
+		field(o, "status", kt->skip ? "SKIP" : kt->ok ? "PASS" : "FAIL");
 		if (kt->diag)
-			field(k, "comment", kt->diag);
+			field(o, "comment", kt->diag);
 		url = xasprintf("%s/%s/serial.log", k->url, cell);
-		field(k, "log_url", url);
-		sb_printf(&k->sb, ", \"misc\": {\"ktap_number\": %d}}", kt->number);
+		field(o, "log_url", url);
+		misc = json_object();
+		json_object_set_new(misc, "ktap_number", json_integer(kt->number));
+		json_object_set_new(o, "misc", misc);
 		free(url);
 		free(id);
 		free(name);
@@ -315,25 +329,23 @@ static void tests(struct kcidb *k, const struct matrix *m, const struct plan *p)
 		char *build = build_id(k, m, c), *id = test_id(k, m, c, "kcmp_matrix.boot");
 		char *cell = plan_cell_path(m, c), *url = xasprintf("%s/%s/serial.log", k->url, cell);
 		char *env = xasprintf("QEMU %s under TCG", m->arch[c->arch].name);
+		json_t *o = begin_object(k, id), *environment = json_object(), *misc = json_object();
 
-		begin_object(k, id);
-		field(k, "build_id", build);
-		field(k, "path", "kcmp_matrix.boot");
-		sb_printf(&k->sb, ", \"status\": \"%s\"", boot_status(c->status));
+		field(o, "build_id", build);
+		field(o, "path", "kcmp_matrix.boot");
+		field(o, "status", boot_status(c->status));
 		if (c->boot_seconds > 0)
-			sb_printf(&k->sb, ", \"duration\": %.1f", c->boot_seconds);
+			json_object_set_new(o, "duration", tenths(c->boot_seconds));
 		if (c->reason[0])
-			field(k, "comment", c->reason);
+			field(o, "comment", c->reason);
 		if (c->attempts > 0)
-			field(k, "log_url", url);
-		sb_printf(&k->sb, ", \"environment\": {\"comment\": ");
-		free(url);
-		url = report_json_string(env);
-		sb_printf(&k->sb, "%s}, \"misc\": {\"harness_status\": \"%s\", \"flaky\": %s, "
-			  "\"cell\": ", url, cell_status_name(c->status), c->flaky ? "true" : "false");
-		free(url);
-		url = report_json_string(cell);
-		sb_printf(&k->sb, "%s}}", url);
+			field(o, "log_url", url);
+		field(environment, "comment", env);
+		json_object_set_new(o, "environment", environment);
+		field(misc, "harness_status", cell_status_name(c->status));
+		json_object_set_new(misc, "flaky", json_boolean(c->flaky));
+		field(misc, "cell", cell);
+		json_object_set_new(o, "misc", misc);
 		if (c->attempts > 0)
 			guest_tests(k, m, c, build);
 		free(url);
@@ -342,7 +354,6 @@ static void tests(struct kcidb *k, const struct matrix *m, const struct plan *p)
 		free(id);
 		free(build);
 	}
-	sb_printf(&k->sb, "\n  ]");
 }
 
 static char *issue_id(const struct kcidb *k, const struct variant *v, const struct xfail *x)
@@ -365,16 +376,20 @@ static void issues(struct kcidb *k, const struct matrix *m)
 		for (int i = 0; i < m->variant[v].nxfail; i++) {
 			const struct xfail *x = &m->variant[v].xfail[i];
 			char *id = issue_id(k, &m->variant[v], x);
+			json_t *o = begin_object(k, id), *categories = json_array();
+			json_t *culprit = json_object(), *misc = json_object();
 
-			begin_object(k, id);
-			sb_printf(&k->sb, ", \"version\": 1");
-			field(k, "comment", x->reason);
-			sb_printf(&k->sb, ", \"categories\": [\"%s\"], \"culprit\": {\"code\": true}, "
-				  "\"misc\": {\"variant\": \"%s\", \"line\": %d}}", category[x->kind],
-				  m->variant[v].name, x->lineno);
+			json_object_set_new(o, "version", json_integer(1));
+			field(o, "comment", x->reason);
+			json_array_append_new(categories, json_string(category[x->kind]));
+			json_object_set_new(o, "categories", categories);
+			json_object_set_new(culprit, "code", json_true());
+			json_object_set_new(o, "culprit", culprit);
+			field(misc, "variant", m->variant[v].name);
+			json_object_set_new(misc, "line", json_integer(x->lineno));
+			json_object_set_new(o, "misc", misc);
 			free(id);
 		}
-	sb_printf(&k->sb, "\n  ]");
 }
 
 /* The declaration an XFAIL cell answers to: the first whose pattern holds, as the judge took. */
@@ -418,11 +433,12 @@ static void incidents(struct kcidb *k, const struct matrix *m, const struct plan
 		target = on_build ? build_id(k, m, c) : test_id(k, m, c, "kcmp_matrix.boot");
 		id = kcidb_id(k, (const char *const[]){ "incident", issue, target, NULL });
 		if (!listed(written, nwritten, id)) {
-			begin_object(k, id);
-			field(k, "issue_id", issue);
-			sb_printf(&k->sb, ", \"issue_version\": 1");
-			field(k, on_build ? "build_id" : "test_id", target);
-			sb_printf(&k->sb, ", \"present\": true}");
+			json_t *o = begin_object(k, id);
+
+			field(o, "issue_id", issue);
+			json_object_set_new(o, "issue_version", json_integer(1));
+			field(o, on_build ? "build_id" : "test_id", target);
+			json_object_set_new(o, "present", json_true());
 			written[nwritten++] = id;
 		} else {
 			free(id);
@@ -430,30 +446,33 @@ static void incidents(struct kcidb *k, const struct matrix *m, const struct plan
 		free(target);
 		free(issue);
 	}
-	sb_printf(&k->sb, "\n  ]");
 	free_strings(written);
 }
 
 char *report_kcidb(const struct matrix *m, const struct plan *p, const struct run_info *ri,
 		   const char *results_dir)
 {
-	char *dir = realpath(results_dir, NULL), *url;
+	char *dir = realpath(results_dir, NULL), *url, *text;
 	const char *published = getenv("KCIDB_ARTIFACTS_URL");
-	struct kcidb k = { .origin = report_kcidb_origin() };
+	struct kcidb k = { .origin = report_kcidb_origin(), .doc = json_object() };
+	json_t *version = json_object();
 
 	if (!k.origin)
 		k.origin = "kcmp_matrix";	/* main refused a bad KCIDB_ORIGIN at its start */
 	k.dir = dir ? dir : results_dir;
 	url = published && *published ? xstrdup(published) : xasprintf("file://%s", k.dir);
 	k.url = url;
-	sb_printf(&k.sb, "{\n  \"version\": {\"major\": 5, \"minor\": 3}");
+	json_object_set_new(version, "major", json_integer(5));
+	json_object_set_new(version, "minor", json_integer(3));
+	json_object_set_new(k.doc, "version", version);
 	checkouts(&k, m, p, time(NULL) - (time_t)ri->seconds);
 	builds(&k, m, p);
 	tests(&k, m, p);
 	issues(&k, m);
 	incidents(&k, m, p);
-	sb_printf(&k.sb, "\n}\n");
+	text = report_json_dump(k.doc);
+	json_decref(k.doc);
 	free(url);
 	free(dir);
-	return k.sb.s;
+	return text;
 }

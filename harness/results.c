@@ -2,10 +2,10 @@
 #define _GNU_SOURCE
 #include "results.h"
 #include "diff.h"
-#include "json.h"
 #include "util.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,11 +36,26 @@ int results_write(const char *dir, const struct matrix *m, const struct plan *p,
 	return rc;
 }
 
+/* The string member key of an object (jansson), or NULL when missing, null or not a string,
+ * or when obj is not an object. */
+static const char *get_string(const json_t *obj, const char *key)
+{
+	return json_string_value(json_object_get(obj, key));
+}
+
+/* The number member key, or dflt when missing or not a number. */
+static double get_number(const json_t *obj, const char *key, double dflt)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
 /* values of the matrix symbols from {"EXPERT": "y", ...}; null or missing gives 0 */
-static void read_values(const struct matrix *m, const struct json *obj, char *values)
+static void read_values(const struct matrix *m, const json_t *obj, char *values)
 {
 	for (int s = 0; s < m->nsym; s++) {
-		const char *v = json_get_string(obj, m->sym[s]);
+		const char *v = get_string(obj, m->sym[s]);
 
 		values[s] = v && (*v == 'y' || *v == 'n' || *v == 'm') && !v[1] ? *v : 0;
 	}
@@ -52,13 +67,15 @@ static char *dup_or_null(const char *s)
 }
 
 /* A JSON array of strings as space-separated words; NULL when missing or empty. */
-static char *read_words(const struct json *array)
+static char *read_words(const json_t *array)
 {
 	struct strbuf sb = { 0 };
+	const json_t *item;
+	size_t i;
 
-	for (int i = 0; array && array->type == JSON_ARRAY && i < array->n; i++)
-		if (array->item[i].type == JSON_STRING)
-			sb_printf(&sb, "%s%s", sb.len ? " " : "", array->item[i].string);
+	json_array_foreach(array, i, item)
+		if (json_is_string(item))
+			sb_printf(&sb, "%s%s", sb.len ? " " : "", json_string_value(item));
 	return sb.s;
 }
 
@@ -76,16 +93,16 @@ static int cell_tree(struct matrix *m, const char *name, char *err, size_t errle
 	return t;
 }
 
-static int read_cell(struct matrix *m, const struct json *j, struct cell *c, char *err,
+static int read_cell(struct matrix *m, const json_t *j, struct cell *c, char *err,
 		     size_t errlen)
 {
-	const char *arch = json_get_string(j, "arch"), *variant = json_get_string(j, "variant");
-	int tree = cell_tree(m, json_get_string(j, "tree"), err, errlen);
-	const char *status = json_get_string(j, "status");
-	const struct json *obs = json_get(j, "observed");
-	const struct json *predicted_obs = json_get(j, "predicted_observed") ?
-		json_get(j, "predicted_observed") : json_get(j, "predicted_syscalls");
-	const struct json *explain = json_get(j, "explain");
+	const char *arch = get_string(j, "arch"), *variant = get_string(j, "variant");
+	int tree = cell_tree(m, get_string(j, "tree"), err, errlen);
+	const char *status = get_string(j, "status");
+	const json_t *obs = json_object_get(j, "observed");
+	const json_t *predicted_obs = json_object_get(j, "predicted_observed") ?
+		json_object_get(j, "predicted_observed") : json_object_get(j, "predicted_syscalls");
+	const json_t *explain = json_object_get(j, "explain");
 	int st = cell_status_from_name(status);
 
 	if (tree < 0)
@@ -98,7 +115,7 @@ static int read_cell(struct matrix *m, const struct json *j, struct cell *c, cha
 			 status ? status : "?");
 		return -1;
 	}
-	read_values(m, json_get(j, "requested"), c->requested);
+	read_values(m, json_object_get(j, "requested"), c->requested);
 	for (int s = 0; s < m->nsym; s++)
 		if (!c->requested[s]) {
 			snprintf(err, errlen, "a cell's requested %s is not y, m or n", m->sym[s]);
@@ -106,31 +123,32 @@ static int read_cell(struct matrix *m, const struct json *j, struct cell *c, cha
 		}
 	for (int s = 0; s < m->nsym; s++)
 		snprintf(c->predicted.why[s], sizeof(c->predicted.why[s]), "%s",
-			 json_get_string(explain, m->sym[s]) ? json_get_string(explain, m->sym[s]) : "");
-	read_values(m, json_get(j, "predicted"), c->predicted.value);
-	read_values(m, json_get(j, "resolved"), c->resolved);
+			 get_string(explain, m->sym[s]) ? get_string(explain, m->sym[s]) : "");
+	read_values(m, json_object_get(j, "predicted"), c->predicted.value);
+	read_values(m, json_object_get(j, "resolved"), c->resolved);
 	for (int i = 0; i < m->nobs; i++) {
-		const char *want = json_get_string(predicted_obs, m->obs[i]);
+		const char *want = get_string(predicted_obs, m->obs[i]);
 
 		snprintf(c->predicted.observe[i], sizeof(c->predicted.observe[i]), "%s",
 			 want ? want : "");
-		c->observed[i] = dup_or_null(json_get_string(obs, m->obs[i]));
+		c->observed[i] = dup_or_null(get_string(obs, m->obs[i]));
 	}
-	c->booted = dup_or_null(json_get_string(j, "booted"));
+	c->booted = dup_or_null(get_string(j, "booted"));
 	snprintf(c->config_tag, sizeof(c->config_tag), "%s",
-		 json_get_string(j, "config_tag") ? json_get_string(j, "config_tag") : "");
+		 get_string(j, "config_tag") ? get_string(j, "config_tag") : "");
 	snprintf(c->reason, sizeof(c->reason), "%s",
-		 json_get_string(j, "reason") ? json_get_string(j, "reason") : "");
+		 get_string(j, "reason") ? get_string(j, "reason") : "");
 	c->status = (enum cell_status)st;
 	/* files written before "built" existed: a kernel that booted was built */
-	c->built = json_get(j, "built") ? json_get_bool(j, "built") : c->booted != NULL;
-	c->modules = read_words(json_get(j, "modules"));
-	c->flaky = json_get_bool(j, "flaky");
-	c->attempts = (int)json_get_number(j, "boots", 0);
-	c->kernel_cached = json_get_bool(j, "kernel_cached");
-	c->boot_cached = json_get_bool(j, "boot_cached");
-	c->build_seconds = json_get_number(j, "build_seconds", 0);
-	c->boot_seconds = json_get_number(j, "boot_seconds", 0);
+	c->built = json_object_get(j, "built") ? json_is_true(json_object_get(j, "built"))
+					       : c->booted != NULL;
+	c->modules = read_words(json_object_get(j, "modules"));
+	c->flaky = json_is_true(json_object_get(j, "flaky"));
+	c->attempts = (int)get_number(j, "boots", 0);
+	c->kernel_cached = json_is_true(json_object_get(j, "kernel_cached"));
+	c->boot_cached = json_is_true(json_object_get(j, "boot_cached"));
+	c->build_seconds = get_number(j, "build_seconds", 0);
+	c->boot_seconds = get_number(j, "boot_seconds", 0);
 	return 0;
 }
 
@@ -138,12 +156,12 @@ static int read_cell(struct matrix *m, const struct json *j, struct cell *c, cha
  * Kconfig types). A file without them is from before tristates: every symbol bool. The matrix
  * takes the widest values seen, so runs of trees that differ can still be merged and diffed
  * (plan_index numbers the cells' combinations afterwards). */
-static int read_symbol_values(const struct json *doc, struct matrix *m, char *err, size_t errlen)
+static int read_symbol_values(const json_t *doc, struct matrix *m, char *err, size_t errlen)
 {
-	const struct json *values = json_get(doc, "symbol_values");
+	const json_t *values = json_object_get(doc, "symbol_values");
 
 	for (int s = 0; s < m->nsym; s++) {
-		const char *v = json_get_string(values, m->sym[s]);
+		const char *v = get_string(values, m->sym[s]);
 
 		if (v && strcmp(v, "nmy") && strcmp(v, "ny")) {
 			snprintf(err, errlen, "symbol_values: %s takes '%s', neither 'ny' nor 'nmy'",
@@ -159,64 +177,68 @@ static int read_symbol_values(const struct json *doc, struct matrix *m, char *er
 /* "trees": [{"name": "6.1", "kernel": "6.1.192", "path": ...}, ...]: what each tree was. A
  * file from before trees were a dimension names one kernel and tree path at the top: the first
  * tree's. */
-static int read_trees(const struct json *doc, struct matrix *m, char *err, size_t errlen)
+static int read_trees(const json_t *doc, struct matrix *m, char *err, size_t errlen)
 {
-	const struct json *trees = json_get(doc, "trees");
+	const json_t *trees = json_object_get(doc, "trees"), *one;
+	size_t i;
 
 	if (!trees) {
-		if (json_get_string(doc, "kernel"))
-			matrix_tree_found(m, 0, json_get_string(doc, "kernel"),
-					  json_get_string(doc, "tree"));
+		if (get_string(doc, "kernel"))
+			matrix_tree_found(m, 0, get_string(doc, "kernel"),
+					  get_string(doc, "tree"));
 		return 0;
 	}
-	for (int i = 0; trees->type == JSON_ARRAY && i < trees->n; i++) {
-		const struct json *one = &trees->item[i];
-		int t = cell_tree(m, json_get_string(one, "name"), err, errlen);
+	json_array_foreach(trees, i, one) {
+		int t = cell_tree(m, get_string(one, "name"), err, errlen);
 
-		if (t < 0 || !json_get_string(one, "name")) {
+		if (t < 0 || !get_string(one, "name")) {
 			if (t >= 0)
 				snprintf(err, errlen, "a tree in \"trees\" has no name");
 			return -1;
 		}
-		matrix_tree_found(m, t, json_get_string(one, "kernel"), json_get_string(one, "path"));
+		matrix_tree_found(m, t, get_string(one, "kernel"), get_string(one, "path"));
 	}
 	return 0;
 }
 
 /* "whole_plan": [names...]: a shard's record of the whole run. */
-static int read_whole_plan(const struct json *list, struct run_info *ri, char *err, size_t errlen)
+static int read_whole_plan(const json_t *list, struct run_info *ri, char *err, size_t errlen)
 {
+	const json_t *name;
+	size_t i;
+
 	if (!list)
 		return 0;
-	if (list->type != JSON_ARRAY) {
+	if (!json_is_array(list)) {
 		snprintf(err, errlen, "whole_plan is not a list of cell names");
 		return -1;
 	}
-	ri->whole_plan = xcalloc((size_t)list->n + 1, sizeof(*ri->whole_plan));
-	for (int i = 0; i < list->n; i++) {
-		if (list->item[i].type != JSON_STRING) {
+	ri->whole_plan = xcalloc(json_array_size(list) + 1, sizeof(*ri->whole_plan));
+	json_array_foreach(list, i, name) {
+		if (!json_is_string(name)) {
 			snprintf(err, errlen, "whole_plan is not a list of cell names");
 			return -1;
 		}
-		ri->whole_plan[i] = xstrdup(list->item[i].string);
+		ri->whole_plan[i] = xstrdup(json_string_value(name));
 	}
 	return 0;
 }
 
-static int read_document(const struct json *doc, struct matrix *m, struct plan *p,
+static int read_document(const json_t *doc, struct matrix *m, struct plan *p,
 			 struct run_info *ri, char *err, size_t errlen)
 {
-	const struct json *symbols = json_get(doc, "symbols"), *cells = json_get(doc, "cells");
+	const json_t *symbols = json_object_get(doc, "symbols");
+	const json_t *cells = json_object_get(doc, "cells"), *item;
+	size_t i;
 
-	if (json_get_number(doc, "schema", 0) != 1 || !symbols || symbols->type != JSON_ARRAY ||
-	    !cells || cells->type != JSON_ARRAY) {
+	if (get_number(doc, "schema", 0) != 1 || !json_is_array(symbols) || !json_is_array(cells)) {
 		snprintf(err, errlen, "not a kcmp-matrix matrix.json (schema 1 with symbols and "
 			 "cells)");
 		return -1;
 	}
-	for (int s = 0; s < symbols->n; s++)
-		if (s >= m->nsym || symbols->item[s].type != JSON_STRING ||
-		    strcmp(symbols->item[s].string, m->sym[s])) {
+	json_array_foreach(symbols, i, item)
+		if ((int)i >= m->nsym || !json_is_string(item) ||
+		    strcmp(json_string_value(item), m->sym[i])) {
 			snprintf(err, errlen, "its symbols differ from matrix/matrix.conf's");
 			return -1;
 		}
@@ -225,17 +247,17 @@ static int read_document(const struct json *doc, struct matrix *m, struct plan *
 	if (read_trees(doc, m, err, errlen))
 		return -1;
 	snprintf(ri->shard, sizeof(ri->shard), "%s",
-		 json_get_string(doc, "shard") ? json_get_string(doc, "shard") : "");
+		 get_string(doc, "shard") ? get_string(doc, "shard") : "");
 	snprintf(ri->partial, sizeof(ri->partial), "%s",
-		 json_get_string(doc, "partial") ? json_get_string(doc, "partial") : "");
-	if (!ri->whole_plan && read_whole_plan(json_get(doc, "whole_plan"), ri, err, errlen))
+		 get_string(doc, "partial") ? get_string(doc, "partial") : "");
+	if (!ri->whole_plan && read_whole_plan(json_object_get(doc, "whole_plan"), ri, err, errlen))
 		return -1;
-	ri->seconds += json_get_number(doc, "seconds", 0);
-	if (json_get_number(doc, "harness_max_rss_kib", 0) > ri->max_rss_kib)
-		ri->max_rss_kib = (long)json_get_number(doc, "harness_max_rss_kib", 0);
-	p->cell = xrealloc(p->cell, (size_t)(p->ncell + cells->n) * sizeof(*p->cell));
-	for (int i = 0; i < cells->n; i++) {
-		if (read_cell(m, &cells->item[i], &p->cell[p->ncell], err, errlen))
+	ri->seconds += get_number(doc, "seconds", 0);
+	if (get_number(doc, "harness_max_rss_kib", 0) > ri->max_rss_kib)
+		ri->max_rss_kib = (long)get_number(doc, "harness_max_rss_kib", 0);
+	p->cell = xrealloc(p->cell, ((size_t)p->ncell + json_array_size(cells)) * sizeof(*p->cell));
+	json_array_foreach(cells, i, item) {
+		if (read_cell(m, item, &p->cell[p->ncell], err, errlen))
 			return -1;
 		p->ncell++;
 	}
@@ -247,18 +269,25 @@ int results_read(const char *path, struct matrix *m, struct plan *p, struct run_
 {
 	size_t len;
 	char *text = read_file(path, &len), what[1024];
-	struct json doc;
-	int rc;
+	json_error_t error;
+	json_t *doc;
+	int rc = -1;
 
 	if (!text) {
 		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	rc = json_parse(text, len, &doc, what, sizeof(what));
-	if (rc == 0) {
-		rc = read_document(&doc, m, p, ri, what, sizeof(what));
-		json_free(&doc);
-	}
+	/* a NUL inside a string is refused, as the harness never writes one */
+	doc = json_loadb(text, len, 0, &error);
+	if (!doc)
+		snprintf(what, sizeof(what), "line %d, column %d: %s", error.line, error.column,
+			 error.text);
+	else if (!json_is_object(doc))
+		snprintf(what, sizeof(what), "not a kcmp-matrix matrix.json (schema 1 with symbols "
+			 "and cells)");
+	else
+		rc = read_document(doc, m, p, ri, what, sizeof(what));
+	json_decref(doc);
 	if (rc)
 		snprintf(err, errlen, "%s: %s", path, what);
 	free(text);

@@ -8,6 +8,7 @@
 #include "results.h"
 #include "util.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -31,23 +32,47 @@ TEST(report_table_rows_columns_marks)
 	matrix_free(&m);
 }
 
+/* A string member of obj (or of its member key2 when given), read back with jansson. */
+static const char *field(const json_t *obj, const char *key, const char *key2)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	return json_string_value(key2 ? json_object_get(v, key2) : v);
+}
+
 TEST(report_json_fields_and_escaping)
 {
 	struct matrix m;
 	struct plan p;
 	struct run_info ri = { 0 };
+	json_t *doc, *tree, *cell;
 	char *j;
 
 	fixture_plan(&m, &p);
 	j = report_json(&m, &p, &ri);
-	CHECK_CONTAINS(j, "\"schema\": 1");
-	CHECK_CONTAINS(j, "\"trees\": [{\"name\": \"6.1\", \"kernel\": \"6.1.192\", \"path\": \"/t\"}]");
-	CHECK_CONTAINS(j, "{\"tree\": \"6.1\", \"kernel\": \"6.1.192\", \"arch\": \"x86_64\"");
-	CHECK_CONTAINS(j, "\"requested\": {\"EXPERT\": \"n\", \"KCMP\": \"n\"");
-	CHECK_CONTAINS(j, "\"predicted\": {\"EXPERT\": \"n\", \"KCMP\": \"y\"");
-	CHECK_CONTAINS(j, "\"observed\": {\"kcmp\": \"works\", \"epoll\": null, \"epoll_tfd\": null}");
-	CHECK_CONTAINS(j, "\"reason\": \"observed: a \\\"quoted\\\"\\u0009reason\\n\"");
-	CHECK_CONTAINS(j, "\"KCMP\": \"KCMP=y: selected by DRM=y\"");
+	doc = json_loads(j, 0, NULL);
+	tree = json_array_get(json_object_get(doc, "trees"), 0);
+	cell = json_array_get(json_object_get(doc, "cells"), 0);
+	CHECK(doc && json_integer_value(json_object_get(doc, "schema")) == 1);
+	CHECK(json_array_size(json_object_get(doc, "trees")) == 1);
+	CHECK_STR(field(tree, "name", NULL), "6.1");
+	CHECK_STR(field(tree, "kernel", NULL), "6.1.192");
+	CHECK_STR(field(tree, "path", NULL), "/t");
+	CHECK_STR(field(cell, "tree", NULL), "6.1");
+	CHECK_STR(field(cell, "kernel", NULL), "6.1.192");
+	CHECK_STR(field(cell, "arch", NULL), "x86_64");
+	CHECK_STR(field(cell, "requested", "EXPERT"), "n");
+	CHECK_STR(field(cell, "requested", "KCMP"), "n");
+	CHECK_STR(field(cell, "predicted", "EXPERT"), "n");
+	CHECK_STR(field(cell, "predicted", "KCMP"), "y");
+	CHECK_STR(field(cell, "observed", "kcmp"), "works");
+	CHECK(json_is_null(json_object_get(json_object_get(cell, "observed"), "epoll")));
+	CHECK(json_is_null(json_object_get(json_object_get(cell, "observed"), "epoll_tfd")));
+	CHECK_STR(field(json_array_get(json_object_get(doc, "cells"), 3), "reason", NULL),
+		  "observed: a \"quoted\"\treason\n");
+	CHECK_CONTAINS(j, "\"reason\": \"observed: a \\\"quoted\\\"\\treason\\n\"");
+	CHECK_STR(field(cell, "explain", "KCMP"), "KCMP=y: selected by DRM=y");
+	json_decref(doc);
 	free(j);
 	plan_free(&p);
 	matrix_free(&m);
@@ -188,9 +213,24 @@ TEST(report_two_trees_columns_and_diff)
 		       "6.12=enosys\n");
 	free(t);
 	t = report_json(&m, &p, &ri);
-	CHECK_CONTAINS(t, "\"trees\": [{\"name\": \"6.1\", \"kernel\": \"6.1.192\", \"path\": \"/t1\"}, "
-		       "{\"name\": \"6.12\", \"kernel\": \"6.12.118\", \"path\": \"/t2\"}]");
-	CHECK_CONTAINS(t, "{\"tree\": \"6.12\", \"kernel\": \"6.12.118\", \"arch\": \"x86_64\"");
+	{
+		json_t *doc = json_loads(t, 0, NULL), *trees = json_object_get(doc, "trees");
+		json_t *cells = json_object_get(doc, "cells"), *cell;
+		size_t i;
+		int found = 0;
+
+		CHECK(json_array_size(trees) == 2);
+		CHECK_STR(field(json_array_get(trees, 0), "path", NULL), "/t1");
+		CHECK_STR(field(json_array_get(trees, 1), "name", NULL), "6.12");
+		CHECK_STR(field(json_array_get(trees, 1), "kernel", NULL), "6.12.118");
+		CHECK_STR(field(json_array_get(trees, 1), "path", NULL), "/t2");
+		json_array_foreach(cells, i, cell)
+			found += !strcmp(field(cell, "tree", NULL), "6.12") &&
+				 !strcmp(field(cell, "kernel", NULL), "6.12.118") &&
+				 !strcmp(field(cell, "arch", NULL), "x86_64");
+		CHECK(found >= 1);
+		json_decref(doc);
+	}
 	free(t);
 	{	/* a run of 6.1 against a run of 6.12: compared across the trees */
 		struct plan old = { .ncell = 2, .cell = p.cell }, new_ = { .ncell = 2,
@@ -219,6 +259,29 @@ TEST(report_two_trees_columns_and_diff)
 	free(json);
 	free(dir);
 	plan_free(&back);
+	plan_free(&p);
+	matrix_free(&m);
+}
+
+/* A console may hold any bytes, and a reason quotes it: matrix.json stays valid UTF-8, each
+ * invalid byte a U+FFFD, the valid multi-byte ones kept. */
+TEST(report_json_keeps_utf8_valid)
+{
+	struct matrix m;
+	struct plan p;
+	struct run_info ri = { 0 };
+	json_t *doc;
+	char *j;
+
+	fixture_plan(&m, &p);
+	snprintf(p.cell[0].reason, sizeof(p.cell[0].reason), "bad \xff byte, good \xc3\xa9");
+	j = report_json(&m, &p, &ri);
+	doc = json_loads(j, 0, NULL);
+	CHECK(doc != NULL);
+	CHECK_STR(field(json_array_get(json_object_get(doc, "cells"), 0), "reason", NULL),
+		  "bad \xef\xbf\xbd byte, good \xc3\xa9");
+	json_decref(doc);
+	free(j);
 	plan_free(&p);
 	matrix_free(&m);
 }

@@ -115,7 +115,21 @@ TEST(results_read_refuses_what_it_cannot_use)
 		  "symbols differ from matrix/matrix.conf" },
 		{ "{\"schema\": 1, \"symbols\": [], \"cells\": [{\"arch\": \"riscv\", \"variant\": "
 		  "\"v3\", \"status\": \"PASS\"}]}", "('riscv', 'v3', 'PASS')" },
-		{ "{\"schema\": 1,", "line 1, column 14" },
+		{ "{\"schema\": 1,", "line 1, column 13" },
+		/* what fed the hand-written parser before jansson: each refused, with a place */
+		{ "{\"a\": 1,\n  \"b\" 2}", "line 2, column " },
+		{ "[1, 2", "line 1, column " },
+		{ "\"abc", "line 1, column " },
+		{ "\"\\q\"", "line 1, column " },
+		{ "\"\\ud800x\"", "line 1, column " },
+		{ "tru", "line 1, column " },
+		{ "{} x", "line 1, column " },
+		{ "", "line " },
+		{ "\"a\nb\"", "line " },
+		{ "-", "line 1, column " },
+		{ "{\"schema\": 1, \"symbols\": [\"\xff\"], \"cells\": []}", "line 1, column " },
+		{ "[]", "not a kcmp-matrix matrix.json" },
+		{ "\"a\"", "line 1, column " },
 	};
 
 	fixture_plan(&m, &p);
