@@ -129,23 +129,11 @@ static int check_selects_a_cell(const struct matrix *m, const struct plan_filter
 int plan_check_filter(const struct matrix *m, const struct plan_filter *f, int *arch_on,
 		      int *tree_on, char *err, size_t errlen)
 {
-	int variant_on[m->nvariant];
-	char *copy = xstrdup(f->only ? f->only : ""), *save = NULL;
-	int rc = select_names(f->trees, m->ntree, matrix_tree_index, m, "tree", tree_on, err,
-			      errlen) ||
-		 select_names(f->arches, m->narch, matrix_arch_index, m, "arch", arch_on, err,
-			      errlen) ||
-		 select_names(f->variants, m->nvariant, matrix_variant_index, m, "variant",
-			      variant_on, err, errlen) ? -1 : 0;
-
-	for (char *alt = strtok_r(copy, " \t", &save); alt && !rc;
-	     alt = strtok_r(NULL, " \t", &save)) {
-		struct pattern t;
-
-		rc = matrix_parse_pattern(m, alt, "ONLY", &t, err, errlen);
-	}
-	free(copy);
-	return rc ? rc : check_selects_a_cell(m, f, err, errlen);
+	/* the names and ONLY's patterns are checked by the plan check_selects_a_cell makes */
+	if (select_names(f->trees, m->ntree, matrix_tree_index, m, "tree", tree_on, err, errlen) ||
+	    select_names(f->arches, m->narch, matrix_arch_index, m, "arch", arch_on, err, errlen))
+		return -1;
+	return check_selects_a_cell(m, f, err, errlen);
 }
 
 /* Adds the cell (tree t, variant v, arch a, combination combo) with its prediction. */

@@ -81,8 +81,10 @@ struct plan {
 	unsigned *combo;
 };
 
-/* Checks a filter's names and patterns before the symbols' values are known (they come from the
- * trees); arch_on[a] and tree_on[t] say whether it selects arch a and tree t. Returns -1 with a message in err. */
+/* Checks a filter's names and patterns, and that it selects some cell, before the trees are
+ * unpacked (the symbols' types are taken from the rules, which the trees must agree with);
+ * arch_on[a] and tree_on[t] say whether it selects arch a and tree t. Returns -1 with a
+ * message in err. */
 int plan_check_filter(const struct matrix *m, const struct plan_filter *f, int *arch_on,
 		      int *tree_on, char *err, size_t errlen);
 /* Makes the cells and their predictions. Returns -1 with a message in err (unknown arch,
