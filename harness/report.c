@@ -359,14 +359,7 @@ json_t *report_json_text(const char *s)
 	return v ? v : json_string("");
 }
 
-/* A string or, for NULL, null. */
-static json_t *string_or_null(const char *s)
-{
-	return report_json_text(s);
-}
-
-/* Seconds to a tenth, as the tables show them. */
-static json_t *tenths(double seconds)
+json_t *report_json_tenths(double seconds)
 {
 	return json_real((double)(long long)(seconds * 10 + 0.5) / 10);
 }
@@ -402,7 +395,7 @@ static json_t *json_states(const struct matrix *m, const char *const *state)
 	json_t *o = json_object();
 
 	for (int i = 0; i < m->nobs; i++)
-		json_object_set_new(o, m->obs[i], string_or_null(state[i]));
+		json_object_set_new(o, m->obs[i], report_json_text(state[i]));
 	return o;
 }
 
@@ -426,7 +419,7 @@ static json_t *json_cell(const struct matrix *m, const struct cell *c)
 		free(name);
 	}
 	json_object_set_new(o, "tree", json_string(m->tree[c->tree].name));
-	json_object_set_new(o, "kernel", string_or_null(m->tree[c->tree].version));
+	json_object_set_new(o, "kernel", report_json_text(m->tree[c->tree].version));
 	json_object_set_new(o, "arch", json_string(m->arch[c->arch].name));
 	json_object_set_new(o, "variant", json_string(m->variant[c->variant].name));
 	json_object_set_new(o, "combination", json_string(combo));
@@ -438,7 +431,7 @@ static json_t *json_cell(const struct matrix *m, const struct cell *c)
 	json_object_set_new(o, "observed", json_states(m, (const char *const *)c->observed));
 	json_object_set_new(o, "config_tag", c->config_tag[0] ? json_string(c->config_tag)
 							      : json_null());
-	json_object_set_new(o, "booted", string_or_null(c->booted));
+	json_object_set_new(o, "booted", report_json_text(c->booted));
 	json_object_set_new(o, "status", json_string(cell_status_name(c->status)));
 	json_object_set_new(o, "reason", report_json_text(c->reason));
 	json_object_set_new(o, "dir", json_string(dir));
@@ -449,8 +442,8 @@ static json_t *json_cell(const struct matrix *m, const struct cell *c)
 	json_object_set_new(o, "modules", json_words(c->modules));
 	json_object_set_new(o, "kernel_cached", json_boolean(c->kernel_cached));
 	json_object_set_new(o, "boot_cached", json_boolean(c->boot_cached));
-	json_object_set_new(o, "build_seconds", tenths(c->build_seconds));
-	json_object_set_new(o, "boot_seconds", tenths(c->boot_seconds));
+	json_object_set_new(o, "build_seconds", report_json_tenths(c->build_seconds));
+	json_object_set_new(o, "boot_seconds", report_json_tenths(c->boot_seconds));
 	free(combo);
 	free(dir);
 	return o;
@@ -484,15 +477,14 @@ char *report_json(const struct matrix *m, const struct plan *p, const struct run
 	char *text;
 
 	for (int t = 0; t < m->ntree; t++) {
-		json_t *tree = json_object();
+		json_t *tree;
 
-		if (!report_tree_used(p, t)) {
-			json_decref(tree);
+		if (!report_tree_used(p, t))
 			continue;
-		}
+		tree = json_object();
 		json_object_set_new(tree, "name", json_string(m->tree[t].name));
-		json_object_set_new(tree, "kernel", string_or_null(m->tree[t].version));
-		json_object_set_new(tree, "path", string_or_null(m->tree[t].path));
+		json_object_set_new(tree, "kernel", report_json_text(m->tree[t].version));
+		json_object_set_new(tree, "path", report_json_text(m->tree[t].path));
 		json_array_append_new(trees, tree);
 	}
 	json_object_set_new(doc, "schema", json_integer(1));
@@ -503,7 +495,7 @@ char *report_json(const struct matrix *m, const struct plan *p, const struct run
 		json_object_set_new(doc, "partial", json_string(ri->partial));
 	if (ri->whole_plan)	/* so a merge can name the cells of a shard that never reported */
 		json_object_set_new(doc, "whole_plan", json_words_list(ri->whole_plan));
-	json_object_set_new(doc, "seconds", tenths(ri->seconds));
+	json_object_set_new(doc, "seconds", report_json_tenths(ri->seconds));
 	json_object_set_new(doc, "harness_max_rss_kib", json_integer(ri->max_rss_kib));
 	for (int s = 0; s < m->nsym; s++) {
 		json_array_append_new(symbols, json_string(m->sym[s]));

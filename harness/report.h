@@ -84,6 +84,8 @@ void report_xml_text(struct strbuf *sb, const char *s);
  * harness writes it (two spaces of indent, a newline at the end; caller frees). */
 struct json_t;
 struct json_t *report_json_text(const char *s);
+/* Seconds as a JSON number to a tenth, as the tables show them. */
+struct json_t *report_json_tenths(double seconds);
 char *report_json_dump(const struct json_t *doc);
 
 #endif

@@ -92,12 +92,6 @@ static void begin_list(struct kcidb *k, const char *name)
 	json_object_set_new(k->doc, name, k->list);
 }
 
-/* Seconds to a tenth. */
-static json_t *tenths(double seconds)
-{
-	return json_real((double)(long long)(seconds * 10 + 0.5) / 10);
-}
-
 /* RFC 3339 in UTC, for t seconds since the epoch. */
 static void rfc3339(time_t t, char out[32])
 {
@@ -264,7 +258,7 @@ static void builds(struct kcidb *k, const struct matrix *m, const struct plan *p
 		field(o, "log_url", url);
 		free(url);
 		if (c->build_seconds > 0)
-			json_object_set_new(o, "duration", tenths(c->build_seconds));
+			json_object_set_new(o, "duration", report_json_tenths(c->build_seconds));
 		field(o, "status", build_status(c));
 		if (strcmp(build_status(c), "PASS"))
 			field(o, "log_excerpt", c->reason);
@@ -335,7 +329,7 @@ static void tests(struct kcidb *k, const struct matrix *m, const struct plan *p)
 		field(o, "path", "kcmp_matrix.boot");
 		field(o, "status", boot_status(c->status));
 		if (c->boot_seconds > 0)
-			json_object_set_new(o, "duration", tenths(c->boot_seconds));
+			json_object_set_new(o, "duration", report_json_tenths(c->boot_seconds));
 		if (c->reason[0])
 			field(o, "comment", c->reason);
 		if (c->attempts > 0)
