@@ -91,22 +91,20 @@ static void on_fatal_signal(int sig)
 	exit_on_signal(sig);
 }
 
+/* SIGINT, SIGTERM and SIGHUP (spawn_install_signal_handlers fills it in). */
+static sigset_t fatal_signals;
+
 static void handle_fatal_signals_here(void)
 {
 	/* SA_RESTART: the write a deferred signal interrupted goes on to its end */
 	struct sigaction sa = { .sa_handler = on_fatal_signal, .sa_flags = SA_RESTART };
-	sigset_t fatal;
 
 	sigfillset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	exit_guard_set(exit_on_signal);
-	sigemptyset(&fatal);
-	sigaddset(&fatal, SIGINT);
-	sigaddset(&fatal, SIGTERM);
-	sigaddset(&fatal, SIGHUP);
-	pthread_sigmask(SIG_UNBLOCK, &fatal, NULL);
+	pthread_sigmask(SIG_UNBLOCK, &fatal_signals, NULL);
 }
 
 /* Once a signal has stopped the run, no call of this module returns a child's end: a thread
@@ -116,7 +114,6 @@ static volatile sig_atomic_t stopping;
 static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
 static void (*stop_hook)(int sig, void *arg);
 static void *stop_arg;
-static sigset_t fatal_signals;
 
 static void park_if_stopping(void)
 {
