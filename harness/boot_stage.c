@@ -215,7 +215,7 @@ static int boot_afresh(struct group *g, struct cell *c, struct boot_req *req, st
 
 /* Boots a cell's kernel (or takes its boots from the cache) and judges the cell. */
 int boot_cell(struct group *g, struct cell *c, const char *kernel, char *err,
-		     size_t errlen)
+	      size_t errlen)
 {
 	char *args[MAX_GUEST_ARGS];
 	char *log_path = xasprintf("%s/serial.log", c->dir);

@@ -159,8 +159,8 @@ int build_kernel_cached(struct group *g, const struct cell *rep, struct build_ou
 	if (*cached)
 		return 0;
 	config = xasprintf("%s/config", rep->dir);
-	image = cache_file(g->o->cache_dir, g->kernel_kind, tag, "image");
-	log = cache_file(g->o->cache_dir, g->kernel_kind, tag, "build.log");
+	image = kernel_file(g, tag, "image");
+	log = kernel_file(g, tag, "build.log");
 	id = xasprintf("%s %s", g->m->variant[g->variant].name, g->vt->stamp);
 	if (worktree_switch(&g->ab->wt, g->vt->path, id, err, errlen) ||
 	    use_build_dir(g, rep, err, errlen))

@@ -402,8 +402,8 @@ static int host_jobs(const struct tree_run *tr, int i, const int (*pairs)[2], in
  * what goes wrong. Not for a tree whose configs are not cached (a KSRC tree), nor for --force
  * all or --resolve-with olddefconfig (which already runs its make processes in parallel). */
 void prefetch_configs(const struct run_opts *o, const struct matrix *m,
-			     struct tree_run *trees, int ntree, const struct arch_tools *tools,
-			     struct progress *pg)
+		      struct tree_run *trees, int ntree, const struct arch_tools *tools,
+		      struct progress *pg)
 {
 	if (ntree == 0 || o->force == FORCE_ALL || !o->resolver_src)
 		return;
@@ -448,8 +448,8 @@ void prefetch_configs(const struct run_opts *o, const struct matrix *m,
  * too, with their $(shell) memos; the run's first use of each makes it again. (The memos that
  * every tree's kits share go once, before the first tree: run_plan.) */
 void remove_kits(const struct run_opts *o, const struct matrix *m, const struct tree *t,
-			struct plan *p, const struct variant_tree *vts,
-			char (*exists)[MAX_SYMBOLS], const struct arch_tools *tools)
+		 struct plan *p, const struct variant_tree *vts,
+		 char (*exists)[MAX_SYMBOLS], const struct arch_tools *tools)
 {
 	int group[m->nvariant * m->narch][2], n = group_pairs(m, p, vts, group);
 

@@ -69,8 +69,8 @@ struct arch_run {
 static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 {
 	const char *tag = g->cells[rep]->config_tag;
-	char *image = cache_file(g->o->cache_dir, g->kernel_kind, tag, "image");
-	char *log = cache_file(g->o->cache_dir, g->kernel_kind, tag, "build.log");
+	char *image = kernel_file(g, tag, "image");
+	char *log = kernel_file(g, tag, "build.log");
 	struct build_outcome bo;
 	int cached, rc = -1;
 

@@ -22,9 +22,9 @@ int plan_has_cells(const struct plan *p, int variant, int arch)
 /* A (variant, arch) group before its configs: what it is made of, not yet the run's display
  * or the arch's build state. */
 struct group group_of(const struct run_opts *o, const struct matrix *m,
-			     const struct tree *t, const struct variant_tree *vts,
-			     char (*exists)[MAX_SYMBOLS], const struct arch_tools *arch_tools,
-			     int v, int a)
+		      const struct tree *t, const struct variant_tree *vts,
+		      char (*exists)[MAX_SYMBOLS], const struct arch_tools *arch_tools,
+		      int v, int a)
 {
 	return (struct group){ .o = o, .m = m, .t = t, .vt = &vts[v], .exists = exists[v],
 			       .variant = v, .arch = a, .tools = arch_tools };
@@ -35,7 +35,7 @@ struct group group_of(const struct run_opts *o, const struct matrix *m,
  * then start each making its arch's kit, rather than two of one arch where the second would
  * wait for the first's). Returns how many. */
 int group_pairs(const struct matrix *m, const struct plan *p,
-		       const struct variant_tree *vts, int (*group)[2])
+		const struct variant_tree *vts, int (*group)[2])
 {
 	int n = 0;
 
@@ -101,4 +101,9 @@ void cell_done(struct group *g, struct cell *c)
 	note_how_far(done, pg->total);
 	free(combo);
 	__atomic_store_n(&c->finished, 1, __ATOMIC_RELEASE);
+}
+
+char *kernel_file(const struct group *g, const char *tag, const char *file)
+{
+	return cache_file(g->o->cache_dir, g->kernel_kind, tag, file);
 }

@@ -85,6 +85,9 @@ int group_pairs(const struct matrix *m, const struct plan *p, const struct varia
 char *cell_dir(const struct group *g, const struct cell *c);
 /* The cache kind of a group's kernels: kernels/<tree>/<variant>/<arch>. Caller frees. */
 char *kernel_kind(const struct tree *t, const struct matrix *m, int variant, int arch);
+/* A file of the cache entry of the group's kernel with this tag (image, build.log...). Caller
+ * frees. */
+char *kernel_file(const struct group *g, const char *tag, const char *file);
 /* What an interrupted run says on its way out: how far it got (spawn's exit note). */
 void note_how_far(int done, int total);
 /* A judged cell: its line in the log, and the mark that it is finished (plan.h). */
