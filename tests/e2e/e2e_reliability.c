@@ -217,30 +217,48 @@ TEST(e2e_shell_qemu_is_not_swept_by_a_later_run)
 	const char *argv[] = { harness, "--cache", cache, "--results", results, "--trees", "6.1",
 			       "--variants", "v3", "--arch", "x86_64", "--only", OFF, "--shell",
 			       "--qemu", qemu, NULL };
-	char *line = spawn_format_argv(argv), *text = NULL, *start;
+	char *log = xasprintf("%s.log", results), *text = NULL;
 	struct run later;
 	long pid = 0;
-	int status;
+	pid_t shell;
 
 	CHECK(write_file_atomic(qemu, fake, strlen(fake)) == 0 && chmod(qemu, 0755) == 0);
 	setenv("KCMPM_TEST_PIDS", pidfile, 1);
-	/* a session of its own: not in the group of the test's child, which dies with it */
-	start = xasprintf("setsid %s > %s.log 2>&1 < /dev/null &", line, results);
-	free(tool_run("shell-start", (const char *[]){ "sh", "-c", start, NULL }, &status));
-	for (int i = 0; i < 6000 && !(text = read_file(pidfile, NULL)); i++)
-		usleep(50 * 1000);
-	CHECK(text && sscanf(text, "%ld", &pid) == 1 && pid > 0);
+	/* started as a person starts it: a process of its own, in a session of its own, so that
+	 * nothing of this test's own children's clean-up reaches it */
+	shell = fork();
+	if (shell == 0) {
+		int out = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int in = open("/dev/null", O_RDONLY);
+
+		setsid();
+		if (out < 0 || in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+			_exit(127);
+		execv(harness, (char *const *)argv);
+		_exit(127);
+	}
+	CHECK(shell > 0);
+	/* the fake writes its pid once the shell's boot starts (the cell's own boot is first) */
+	for (int i = 0; i < 6000 && shell > 0 && pid <= 0; i++) {
+		free(text);
+		text = read_file(pidfile, NULL);
+		if (!text || sscanf(text, "%ld", &pid) != 1)
+			usleep(50 * 1000);
+	}
+	CHECK(pid > 0);
+	CHECK(pid == (long)shell);	/* make shell's harness became its QEMU: exec, no child */
 	later = harness_run("after-shell", (const char *[]){ "--arch", "x86_64", "--only", OFF,
 							      NULL });
 	CHECK(later.status == 0);
 	CHECK(pid > 0 && alive(pid));	/* the later run's sweep left the shell running */
-	if (pid > 0)
-		kill((pid_t)pid, SIGKILL);
+	if (shell > 0) {	/* the harness became the fake QEMU: one process, one pid */
+		kill(shell, SIGKILL);
+		waitpid(shell, NULL, 0);
+	}
 	unsetenv("KCMPM_TEST_PIDS");
 	run_free(&later);
 	free(text);
-	free(start);
-	free(line);
+	free(log);
 	free(results);
 	free(qemu);
 	free(pidfile);
