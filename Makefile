@@ -135,16 +135,23 @@ clean:
 clean-cache:
 	rm -rf "$${CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/kcmp-matrix}"
 
-# Fuzz the console parser for FUZZ_SECONDS (libFuzzer, seeded with real serial logs). Crashes
-# land in build/fuzz-artifacts/; each one found becomes a unit test in tests/unit/ktap_test.c.
+# Fuzz the two parsers of what comes from outside for FUZZ_SECONDS each (libFuzzer): the console
+# parser (seeded with real serial logs) and the reader of matrix.json that merge and diff use
+# (seeded with a real run's, cut short). Crashes land in build/fuzz-artifacts/; each one found
+# becomes a unit test (tests/unit/ktap_test.c, tests/unit/results_test.c).
 FUZZ_SECONDS ?= 600
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -iquote harness
 fuzz:
 	@scripts/ensure-deps clang libclang-rt-14-dev
-	@mkdir -p $(BUILD)/fuzz-corpus $(BUILD)/fuzz-artifacts
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -iquote harness -o $(BUILD)/ktap-fuzz \
-		tests/fuzz/ktap_fuzz.c harness/ktap.c harness/util.c
+	@mkdir -p $(BUILD)/fuzz-corpus/ktap $(BUILD)/fuzz-corpus/results $(BUILD)/fuzz-artifacts
+	clang $(FUZZ_FLAGS) -o $(BUILD)/ktap-fuzz tests/fuzz/ktap_fuzz.c harness/ktap.c harness/util.c
+	clang $(FUZZ_FLAGS) $(THREADS) -o $(BUILD)/results-fuzz tests/fuzz/results_fuzz.c \
+		$(HARNESS_SRC) $(LIBS)
 	$(BUILD)/ktap-fuzz -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz-artifacts/ \
-		$(BUILD)/fuzz-corpus tests/data
+		$(BUILD)/fuzz-corpus/ktap tests/data
+	$(BUILD)/results-fuzz -max_total_time=$(FUZZ_SECONDS) \
+		-artifact_prefix=$(BUILD)/fuzz-artifacts/results- \
+		$(BUILD)/fuzz-corpus/results tests/data/matrix-json
 
 # Speed figures (issue 4): cold matrix from an empty cache, F, naive estimate, warm rerun.
 bench: deps $(BUILD)/kcmp-matrix

@@ -36,6 +36,12 @@ int results_write(const char *dir, const struct matrix *m, const struct plan *p,
 	return rc;
 }
 
+/* Bounds of what a matrix.json may say; beyond them a file is refused, not misread. A cell
+ * boots at most a few times, a run lasts days at most, the harness uses megabytes. */
+#define MAX_BOOTS 1000
+#define MAX_SECONDS (3600.0 * 24 * 365)
+#define MAX_RSS_KIB (1024.0 * 1024 * 1024)
+
 /* The string member key of an object (jansson), or NULL when missing, null or not a string,
  * or when obj is not an object. */
 static const char *get_string(const json_t *obj, const char *key)
@@ -49,6 +55,21 @@ static double get_number(const json_t *obj, const char *key, double dflt)
 	const json_t *v = json_object_get(obj, key);
 
 	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+/* A figure the harness writes as a whole number or seconds, 0 when missing. A file from another
+ * machine may say anything: a value outside 0..max is refused rather than cast (a cast of 1e300
+ * to int is undefined). */
+static int get_figure(const json_t *obj, const char *key, double max, double *out, char *err,
+		      size_t errlen)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	*out = json_is_number(v) ? json_number_value(v) : 0;
+	if (*out >= 0 && *out <= max)
+		return 0;
+	snprintf(err, errlen, "\"%s\" is %g, not a figure from 0 to %g", key, *out, max);
+	return -1;
 }
 
 /* values of the matrix symbols from {"EXPERT": "y", ...}; null or missing gives 0 */
@@ -104,6 +125,7 @@ static int read_cell(struct matrix *m, const json_t *j, struct cell *c, char *er
 		json_object_get(j, "predicted_observed") : json_object_get(j, "predicted_syscalls");
 	const json_t *explain = json_object_get(j, "explain");
 	int st = cell_status_from_name(status);
+	double boots;
 
 	if (tree < 0)
 		return -1;
@@ -121,6 +143,11 @@ static int read_cell(struct matrix *m, const json_t *j, struct cell *c, char *er
 			snprintf(err, errlen, "a cell's requested %s is not y, m or n", m->sym[s]);
 			return -1;
 		}
+	/* the last refusal: from here on the cell owns what it reads */
+	if (get_figure(j, "boots", MAX_BOOTS, &boots, err, errlen) ||
+	    get_figure(j, "build_seconds", MAX_SECONDS, &c->build_seconds, err, errlen) ||
+	    get_figure(j, "boot_seconds", MAX_SECONDS, &c->boot_seconds, err, errlen))
+		return -1;
 	for (int s = 0; s < m->nsym; s++)
 		snprintf(c->predicted.why[s], sizeof(c->predicted.why[s]), "%s",
 			 get_string(explain, m->sym[s]) ? get_string(explain, m->sym[s]) : "");
@@ -144,11 +171,9 @@ static int read_cell(struct matrix *m, const json_t *j, struct cell *c, char *er
 					       : c->booted != NULL;
 	c->modules = read_words(json_object_get(j, "modules"));
 	c->flaky = json_is_true(json_object_get(j, "flaky"));
-	c->attempts = (int)get_number(j, "boots", 0);
 	c->kernel_cached = json_is_true(json_object_get(j, "kernel_cached"));
 	c->boot_cached = json_is_true(json_object_get(j, "boot_cached"));
-	c->build_seconds = get_number(j, "build_seconds", 0);
-	c->boot_seconds = get_number(j, "boot_seconds", 0);
+	c->attempts = (int)boots;
 	return 0;
 }
 
@@ -229,6 +254,7 @@ static int read_document(const json_t *doc, struct matrix *m, struct plan *p,
 {
 	const json_t *symbols = json_object_get(doc, "symbols");
 	const json_t *cells = json_object_get(doc, "cells"), *item;
+	double seconds, rss_kib;
 	size_t i;
 
 	if (get_number(doc, "schema", 0) != 1 || !json_is_array(symbols) || !json_is_array(cells)) {
@@ -252,31 +278,34 @@ static int read_document(const json_t *doc, struct matrix *m, struct plan *p,
 		 get_string(doc, "partial") ? get_string(doc, "partial") : "");
 	if (!ri->whole_plan && read_whole_plan(json_object_get(doc, "whole_plan"), ri, err, errlen))
 		return -1;
-	ri->seconds += get_number(doc, "seconds", 0);
-	if (get_number(doc, "harness_max_rss_kib", 0) > ri->max_rss_kib)
-		ri->max_rss_kib = (long)get_number(doc, "harness_max_rss_kib", 0);
+	if (get_figure(doc, "seconds", MAX_SECONDS, &seconds, err, errlen) ||
+	    get_figure(doc, "harness_max_rss_kib", MAX_RSS_KIB, &rss_kib, err, errlen))
+		return -1;
+	ri->seconds += seconds;
+	if (rss_kib > ri->max_rss_kib)
+		ri->max_rss_kib = (long)rss_kib;
 	p->cell = xrealloc(p->cell, ((size_t)p->ncell + json_array_size(cells)) * sizeof(*p->cell));
 	json_array_foreach(cells, i, item) {
-		if (read_cell(m, item, &p->cell[p->ncell], err, errlen))
+		char what[900];
+
+		if (read_cell(m, item, &p->cell[p->ncell], what, sizeof(what))) {
+			snprintf(err, errlen, "cell %zu of %zu: %s", i + 1, json_array_size(cells),
+				 what);
 			return -1;
+		}
 		p->ncell++;
 	}
 	return 0;
 }
 
-int results_read(const char *path, struct matrix *m, struct plan *p, struct run_info *ri,
-		 char *err, size_t errlen)
+int results_parse(const char *name, const char *text, size_t len, struct matrix *m,
+		  struct plan *p, struct run_info *ri, char *err, size_t errlen)
 {
-	size_t len;
-	char *text = read_file(path, &len), what[1024];
+	char what[1024];
 	json_error_t error;
 	json_t *doc;
 	int rc = -1;
 
-	if (!text) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-		return -1;
-	}
 	/* a NUL inside a string is refused, as the harness never writes one */
 	doc = json_loadb(text, len, 0, &error);
 	if (!doc)
@@ -289,7 +318,22 @@ int results_read(const char *path, struct matrix *m, struct plan *p, struct run_
 		rc = read_document(doc, m, p, ri, what, sizeof(what));
 	json_decref(doc);
 	if (rc)
-		snprintf(err, errlen, "%s: %s", path, what);
+		snprintf(err, errlen, "%s: %s", name, what);
+	return rc;
+}
+
+int results_read(const char *path, struct matrix *m, struct plan *p, struct run_info *ri,
+		 char *err, size_t errlen)
+{
+	size_t len;
+	char *text = read_file(path, &len);
+	int rc;
+
+	if (!text) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	rc = results_parse(path, text, len, m, p, ri, err, errlen);
 	free(text);
 	return rc;
 }

@@ -28,5 +28,9 @@ int results_write(const char *dir, const struct matrix *m, const struct plan *p,
  * Returns -1 with "path: what" in err. */
 int results_read(const char *path, struct matrix *m, struct plan *p, struct run_info *ri,
 		 char *err, size_t errlen);
+/* results_read on a matrix.json already in memory: text (len bytes, NUL bytes refused) named
+ * name in err. The fuzz target feeds it (tests/fuzz/results_fuzz.c). */
+int results_parse(const char *name, const char *text, size_t len, struct matrix *m,
+		  struct plan *p, struct run_info *ri, char *err, size_t errlen);
 
 #endif

@@ -130,6 +130,15 @@ TEST(results_read_refuses_what_it_cannot_use)
 		{ "{\"schema\": 1, \"symbols\": [\"\xff\"], \"cells\": []}", "line 1, column " },
 		{ "[]", "not a kcmp-matrix matrix.json" },
 		{ "\"a\"", "line 1, column " },
+		/* figures beyond what a run can say (found by make fuzz: 1e300 cast to int) */
+		{ "{\"schema\": 1, \"symbols\": [], \"seconds\": -1, \"cells\": []}",
+		  "\"seconds\" is -1, not a figure from 0 to" },
+		{ "{\"schema\": 1, \"symbols\": [], \"harness_max_rss_kib\": 1e300, \"cells\": []}",
+		  "\"harness_max_rss_kib\" is 1e+300" },
+		{ "{\"schema\": 1, \"symbols\": [], \"cells\": [{\"arch\": \"x86_64\", \"variant\": "
+		  "\"v3\", \"status\": \"PASS\", \"requested\": {\"EXPERT\": \"n\", \"KCMP\": \"n\", "
+		  "\"CHECKPOINT_RESTORE\": \"n\", \"DRM\": \"n\", \"EPOLL\": \"y\"}, "
+		  "\"boots\": 1e300}]}", "cell 1 of 1: \"boots\" is 1e+300, not a figure from 0 to 1000" },
 	};
 
 	fixture_plan(&m, &p);
