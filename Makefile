@@ -54,7 +54,7 @@ OLD    ?=
 NEW    ?=
 SHARDS ?=
 
-.PHONY: all matrix plan cell shell diff merge test test-binaries test-deps fresh-check chaos bench fuzz deps clean clean-cache
+.PHONY: all matrix plan cell shell diff merge test test-binaries test-deps fresh-check chaos bench fuzz deps clean clean-cache prune-cache
 
 all: $(BUILD)/kcmp-matrix
 
@@ -134,6 +134,12 @@ clean:
 
 clean-cache:
 	rm -rf "$${CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/kcmp-matrix}"
+
+# The cache entries (configs, kernels, boots) no run used for DAYS days go: those of an older
+# tarball, compiler or guest, which no run asks for again. Working state stays.
+DAYS ?= 30
+prune-cache: $(BUILD)/kcmp-matrix
+	$(BUILD)/kcmp-matrix prune-cache $(if $(CACHE),--cache $(CACHE)) --unused-days $(DAYS)
 
 # Fuzz the two parsers of what comes from outside for FUZZ_SECONDS each (libFuzzer): the console
 # parser (seeded with real serial logs) and the reader of matrix.json that merge and diff use

@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,9 +139,22 @@ void cache_key(char out[17], const char *const *parts)
 	digest_tag(&h, out);
 }
 
+/* Stamps an entry as used now (its manifest's time), for cache_prune. A cache this process
+ * cannot write keeps its old stamp: harmless. */
+static void mark_used(const char *cache_dir, const char *kind, const char *key)
+{
+	char *mark = xasprintf("%s/%s/%s/complete", cache_dir, kind, key);
+
+	utimensat(AT_FDCWD, mark, NULL, 0);
+	free(mark);
+}
+
 int cache_reusable(const struct cache_use *u, const char *kind, const char *key)
 {
-	return u->reuse && cache_complete(u->dir, kind, key);
+	if (!u->reuse || !cache_complete(u->dir, kind, key))
+		return 0;
+	mark_used(u->dir, kind, key);
+	return 1;
 }
 
 char *cache_get_text(const struct cache_use *u, const char *kind, const char *key,
@@ -181,22 +195,54 @@ void cache_begin(const struct cache_use *u, const char *kind, const char *key)
 	free(dir);
 }
 
-/* cache_verify_all's walk collects the entries first (checking one may throw it away, which a
+/* The walks below collect the entries first (checking or pruning one changes the tree, which a
  * walk in progress must not see); nftw gives no argument to its callback, so one walk at a
  * time. */
 static pthread_mutex_t walk_lock = PTHREAD_MUTEX_INITIALIZER;
 static size_t walk_root;		/* strlen of "<cache>/" */
 static struct strbuf walk_found;	/* "kind.../key\n" per entry */
 
-/* Each "complete" file marks an entry: <cache>/<kind...>/<key>/complete. */
+/* A key as cache_key() makes it: 16 lowercase hex digits. No tree, variant or arch name in a
+ * kind's path is one. */
+static int is_key(const char *name)
+{
+	size_t n = strspn(name, "0123456789abcdef");
+
+	return n == 16 && !name[n];
+}
+
+/* Each key directory is an entry, complete or not: <cache>/<kind...>/<key>/. */
 static int found_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	(void)st;
-	if (type == FTW_F && !strcmp(path + ftw->base, "complete") &&
-	    (size_t)ftw->base > walk_root + 1)
-		sb_printf(&walk_found, "%.*s\n", (int)((size_t)ftw->base - 1 - walk_root),
-			  path + walk_root);
-	return 0;
+	if (type != FTW_D || !is_key(path + ftw->base))
+		return FTW_CONTINUE;
+	sb_printf(&walk_found, "%s\n", path + walk_root);
+	return FTW_SKIP_SUBTREE;
+}
+
+/* Every entry directory of the cache's entry kinds, as "kind.../key\n" lines (caller frees);
+ * NULL when the cache cannot be read. */
+static char *list_entries(const char *cache_dir)
+{
+	static const char *const kinds[] = { "base", "resolved", "kernels", "boots", NULL };
+	int rc = 0;
+
+	pthread_mutex_lock(&walk_lock);
+	walk_root = strlen(cache_dir) + 1;
+	walk_found = (struct strbuf){ 0 };
+	sb_add(&walk_found, "", 0);
+	for (int i = 0; kinds[i] && rc == 0; i++) {
+		char *dir = xasprintf("%s/%s", cache_dir, kinds[i]);
+
+		if (path_exists(dir) && nftw(dir, found_entry, 16, FTW_PHYS | FTW_ACTIONRETVAL))
+			rc = -1;
+		free(dir);
+	}
+	pthread_mutex_unlock(&walk_lock);
+	if (rc)
+		sb_free(&walk_found);
+	return walk_found.s;
 }
 
 /* The bytes of the regular files directly in dir. */
@@ -221,35 +267,83 @@ static long long dir_bytes(const char *dir)
 
 int cache_verify_all(const char *cache_dir, struct cache_verify *v)
 {
-	static const char *const kinds[] = { "base", "resolved", "kernels", "boots", NULL };
-	char *list, *save = NULL;
-	int rc = 0;
+	char *list = list_entries(cache_dir), *save = NULL;
+	int rc;
 
 	*v = (struct cache_verify){ 0 };
-	pthread_mutex_lock(&walk_lock);
-	walk_root = strlen(cache_dir) + 1;
-	walk_found = (struct strbuf){ 0 };
-	sb_add(&walk_found, "", 0);
-	for (int i = 0; kinds[i] && rc == 0; i++) {
-		char *dir = xasprintf("%s/%s", cache_dir, kinds[i]);
-
-		if (path_exists(dir) && nftw(dir, found_entry, 16, FTW_PHYS))
-			rc = -1;
-		free(dir);
-	}
-	list = walk_found.s;
-	pthread_mutex_unlock(&walk_lock);
-	for (char *e = strtok_r(list, "\n", &save); e && rc == 0; e = strtok_r(NULL, "\n", &save)) {
+	for (char *e = strtok_r(list, "\n", &save); e; e = strtok_r(NULL, "\n", &save)) {
 		char *slash = strrchr(e, '/'), *dir = xasprintf("%s/%s", cache_dir, e);
+		char *mark = xasprintf("%s/complete", dir);
 		int before = cache_discarded();
 
-		v->bytes += dir_bytes(dir);
-		*slash = 0;
-		v->entries++;
-		cache_complete(cache_dir, e, slash + 1);
-		v->corrupt += cache_discarded() - before;
+		if (path_exists(mark)) {
+			v->bytes += dir_bytes(dir);
+			*slash = 0;
+			v->entries++;
+			cache_complete(cache_dir, e, slash + 1);
+			v->corrupt += cache_discarded() - before;
+		}
+		free(mark);
 		free(dir);
 	}
+	rc = list ? 0 : -1;
+	free(list);
+	return rc;
+}
+
+/* An entry's last use: its manifest's time (written when the entry was made, touched at each
+ * reuse); for an entry never completed, its directory's. -1 when it has neither. */
+static time_t last_used(const char *dir)
+{
+	char *mark = xasprintf("%s/complete", dir);
+	struct stat st;
+	time_t t = stat(mark, &st) == 0 || stat(dir, &st) == 0 ? st.st_mtime : -1;
+
+	free(mark);
+	return t;
+}
+
+/* Removes the directories between an entry and its kind that the entry's removal left empty
+ * (kernels/<tree>/<variant>/<arch>/ of a tree no run asks for any more). */
+static void remove_empty_parents(const char *cache_dir, char *rel)
+{
+	for (char *slash = strrchr(rel, '/'); slash; slash = strrchr(rel, '/')) {
+		char *dir;
+		int gone;
+
+		*slash = 0;
+		if (!strchr(rel, '/'))
+			break;	/* the kind itself stays */
+		dir = xasprintf("%s/%s", cache_dir, rel);
+		gone = rmdir(dir) == 0;
+		free(dir);
+		if (!gone)
+			break;
+	}
+}
+
+int cache_prune(const char *cache_dir, time_t older_than, struct cache_prune *pr)
+{
+	char *list = list_entries(cache_dir), *save = NULL;
+	int rc;
+
+	*pr = (struct cache_prune){ 0 };
+	for (char *e = strtok_r(list, "\n", &save); e; e = strtok_r(NULL, "\n", &save)) {
+		char *dir = xasprintf("%s/%s", cache_dir, e);
+		time_t used = last_used(dir);
+		long long bytes = dir_bytes(dir);
+
+		if (used >= 0 && used < older_than && remove_tree(dir) == 0) {
+			pr->removed++;
+			pr->removed_bytes += bytes;
+			remove_empty_parents(cache_dir, e);
+		} else {
+			pr->kept++;
+			pr->kept_bytes += bytes;
+		}
+		free(dir);
+	}
+	rc = list ? 0 : -1;
 	free(list);
 	return rc;
 }

@@ -28,6 +28,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* Path of a file in an entry (caller frees); the entry's directory is created. */
 char *cache_file(const char *cache_dir, const char *kind, const char *key, const char *file);
@@ -49,6 +50,20 @@ struct cache_verify {
  * boots) against its manifest, as a run does before each use; a corrupt one is thrown away.
  * Returns 0, or -1 when the cache cannot be read. */
 int cache_verify_all(const char *cache_dir, struct cache_verify *v);
+/* What cache_prune did. */
+struct cache_prune {
+	int removed, kept;		/* entries, complete or not */
+	long long removed_bytes, kept_bytes;
+};
+
+/* Removes every entry (complete or left incomplete by a killed run) last used before
+ * older_than: an entry's use is stamped when it is made and each time a run reuses it
+ * (cache_reusable). Entries under keys no run asks for any more (an older tarball, another
+ * compiler, an older guest) so go, and the cache of a nightly stops growing. Working state
+ * (trees, build directories, kits) is not touched: cache_layout.h says who keeps it. Hold the
+ * cache's lock: a run in progress may be writing an entry. Returns 0, or -1 when the cache
+ * cannot be read. */
+int cache_prune(const char *cache_dir, time_t older_than, struct cache_prune *pr);
 /* Key helpers: hash a list of strings (NULL-terminated) into 16 hex digits. */
 void cache_key(char out[17], const char *const *parts);
 
@@ -62,7 +77,8 @@ struct cache_use {
 	int store;		/* entries may be written */
 };
 
-/* May this entry be reused: allowed, complete and matching its manifest? */
+/* May this entry be reused: allowed, complete and matching its manifest? A yes stamps the
+ * entry as used now (cache_prune). */
 int cache_reusable(const struct cache_use *u, const char *kind, const char *key);
 /* An entry's file as text when the entry may be reused; NULL otherwise. */
 char *cache_get_text(const struct cache_use *u, const char *kind, const char *key,

@@ -41,6 +41,9 @@ static const char usage[] =
 	"                                              (NEW defaults to RESULTS/matrix.json)\n"
 	"       kcmp-matrix verify-cache [--cache DIR] check every cache entry against its manifest\n"
 	"                                              (a corrupt one is thrown away); exit 1 if any\n"
+	"       kcmp-matrix prune-cache [--cache DIR] [--unused-days N]\n"
+	"                                              remove the cache entries no run has used for\n"
+	"                                              N days (default 30)\n"
 	"\n"
 	"Builds a kernel for every combination of the matrix symbols on every arch and variant,\n"
 	"boots each in QEMU with a test /init, and judges what it observes against the Kconfig\n"
@@ -96,6 +99,7 @@ struct options {
 	int single, shell;
 	const char *busybox;		/* --busybox, for --shell */
 	char **args;			/* what follows the options (merge, diff) */
+	int unused_days;		/* prune-cache --unused-days; -1 when not given */
 };
 
 static char **split_commas(const char *s)
@@ -184,7 +188,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 	enum { O_ARCH = 256, O_VARIANTS, O_ONLY, O_KSRC, O_TREES, O_CACHE, O_RESULTS, O_MATRIX,
 	       O_PATCHES, O_GUEST, O_TIMEOUT, O_BUILD_TIMEOUT, O_BOOT_RETRIES, O_MAKE, O_QEMU,
 	       O_FORCE, O_SHARD, O_PREVIOUS, O_SINGLE, O_SHELL, O_BUSYBOX, O_CC_WRAPPER,
-	       O_CONFIG_ONLY, O_RESOLVE_WITH, O_ARCH_BY_ARCH };
+	       O_CONFIG_ONLY, O_RESOLVE_WITH, O_ARCH_BY_ARCH, O_UNUSED_DAYS };
 	static const struct option longopts[] = {
 		{ "arch", required_argument, NULL, O_ARCH },
 		{ "variants", required_argument, NULL, O_VARIANTS },
@@ -212,6 +216,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "config-only", no_argument, NULL, O_CONFIG_ONLY },
 		{ "resolve-with", required_argument, NULL, O_RESOLVE_WITH },
 		{ "arch-by-arch", no_argument, NULL, O_ARCH_BY_ARCH },
+		{ "unused-days", required_argument, NULL, O_UNUSED_DAYS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -267,6 +272,9 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case O_CONFIG_ONLY: o->run.config_only = 1; break;
 		case O_RESOLVE_WITH: resolve_with(optarg, &o->run); break;
 		case O_ARCH_BY_ARCH: o->run.arch_by_arch = 1; break;
+		case O_UNUSED_DAYS:
+			o->unused_days = whole_number("--unused-days", optarg, 0, 36500);
+			break;
 		case 'h': fputs(usage, stdout); exit(0);
 		default:
 			die("unknown option or missing value '%s'; 'kcmp-matrix --help' lists the "
@@ -449,6 +457,26 @@ static int verify_cache_command(const struct options *o)
 	printf("verify-cache: %d entries, %.1f MiB, %d corrupt (thrown away), %.2f s\n", v.entries,
 	       (double)v.bytes / (1024 * 1024), v.corrupt, now_seconds() - start);
 	return v.corrupt ? EXIT_SOME_FAIL : EXIT_ALL_PASS;
+}
+
+/* kcmp-matrix prune-cache: the entries no run used for --unused-days go (cache_prune), so a
+ * nightly's cache holds what the nights use, not every tarball and guest it ever saw. */
+static int prune_cache_command(const struct options *o)
+{
+	struct cache_prune pr;
+	double start = now_seconds(), mib = 1024 * 1024;
+
+	int days = o->unused_days < 0 ? 30 : o->unused_days;
+
+	if (!path_exists(o->run.cache_dir))
+		die("prune-cache: no cache at '%s'; give --cache DIR", o->run.cache_dir);
+	lock_dir(o->run.cache_dir);
+	if (cache_prune(o->run.cache_dir, time(NULL) - (time_t)days * 24 * 3600, &pr))
+		die("prune-cache: cannot read every entry of '%s':", o->run.cache_dir);
+	printf("prune-cache: %d entries unused for %d days removed (%.1f MiB), %d kept (%.1f MiB), "
+	       "%.2f s\n", pr.removed, days, (double)pr.removed_bytes / mib, pr.kept,
+	       (double)pr.kept_bytes / mib, now_seconds() - start);
+	return EXIT_ALL_PASS;
 }
 
 /* kcmp-matrix diff OLD [NEW]: exit 1 when some cell newly fails. */
@@ -832,7 +860,7 @@ int main(int argc, char **argv)
 				      .resolver_src = "harness/resolver/kcmpm_resolve.c",
 				      .results_dir = "results", .make = "make",
 				      .boot_retries = 1 },
-			   };
+			   .unused_days = -1 };
 	const char *command = NULL;
 	char err[2048] = "", *cache = NULL;
 	struct matrix m;
@@ -842,10 +870,12 @@ int main(int argc, char **argv)
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	parse_args(argc, argv, &o);
 	if (o.args[0] && (!strcmp(o.args[0], "merge") || !strcmp(o.args[0], "diff") ||
-			  !strcmp(o.args[0], "verify-cache")))
+			  !strcmp(o.args[0], "verify-cache") || !strcmp(o.args[0], "prune-cache")))
 		command = *o.args++;
 	else if (o.args[0])
 		die("unexpected argument '%s'; see --help", o.args[0]);
+	if (o.unused_days >= 0 && !(command && !strcmp(command, "prune-cache")))
+		die("--unused-days is an option of 'kcmp-matrix prune-cache' only");
 	clean_environment();
 	spawn_install_signal_handlers();
 	if (!o.run.cache_dir)
@@ -866,6 +896,8 @@ int main(int argc, char **argv)
 		status = diff_command(&o, &m);
 	} else if (command && !strcmp(command, "verify-cache")) {
 		status = verify_cache_command(&o);
+	} else if (command && !strcmp(command, "prune-cache")) {
+		status = prune_cache_command(&o);
 	} else if (command) {
 		if (mkdir_p(o.run.results_dir))
 			die("cannot create '%s':", o.run.results_dir);

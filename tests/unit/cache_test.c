@@ -5,10 +5,17 @@
 #include "check.h"
 #include "util.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+/* keys as cache_key() makes them: the walks of verify-cache and prune-cache know entries by them */
+#define KEY_A "0123456789abcdef"
+#define KEY_B "fedcba9876543210"
 
 static void put(const char *dir, const char *key, const char *file, const char *text)
 {
@@ -136,15 +143,15 @@ TEST(cache_verify_all_checks_every_entry)
 
 	CHECK(mkdtemp(dir) != NULL);
 	for (int i = 0; i < 3; i++) {
-		path = cache_file(dir, kinds[i], "k", "data");
+		path = cache_file(dir, kinds[i], KEY_A, "data");
 		CHECK(write_file_atomic(path, "0123456789", 10) == 0);
 		free(path);
-		CHECK(cache_finish(dir, kinds[i], "k") == 0);
+		CHECK(cache_finish(dir, kinds[i], KEY_A) == 0);
 	}
-	path = cache_file(dir, "resolved", "unfinished", "config");
+	path = cache_file(dir, "resolved", KEY_B, "config");	/* unfinished */
 	CHECK(write_file_atomic(path, "x", 1) == 0);
 	free(path);
-	path = cache_file(dir, "boots", "k", "data");
+	path = cache_file(dir, "boots", KEY_A, "data");
 	CHECK(write_file_atomic(path, "0123456788", 10) == 0);	/* changed after it was sealed */
 	free(path);
 	CHECK(cache_verify_all(dir, &v) == 0);
@@ -153,5 +160,84 @@ TEST(cache_verify_all_checks_every_entry)
 	CHECK(v.bytes >= 30);
 	CHECK(cache_verify_all(dir, &v) == 0);
 	CHECK(v.entries == 2 && v.corrupt == 0);	/* the corrupt one is gone */
+	remove_tree(dir);
+}
+
+/* An entry of kind and key, finished, its last use set days ago (0: now). */
+static void entry_used(const char *dir, const char *kind, const char *key, int days_ago)
+{
+	char *path = cache_file(dir, kind, key, "image");
+	struct timespec when[2] = { { .tv_sec = time(NULL) - days_ago * 24 * 3600 } };
+
+	CHECK(write_file_atomic(path, "IMAGE", 5) == 0);
+	CHECK(cache_finish(dir, kind, key) == 0);
+	free(path);
+	path = cache_file(dir, kind, key, "complete");
+	when[1] = when[0];
+	CHECK(utimensat(AT_FDCWD, path, when, 0) == 0);
+	free(path);
+}
+
+static int entry_exists(const char *dir, const char *kind, const char *key)
+{
+	char *path = xasprintf("%s/%s/%s", dir, kind, key);
+	int there = path_exists(path);
+
+	free(path);
+	return there;
+}
+
+/* prune-cache: what no run used for the given days goes, whatever its kind; a reuse counts as a
+ * use (cache_reusable stamps it); an entry a killed run left unfinished goes by its directory's
+ * age, and a recent one (a run may be writing it) stays; working state is not touched, and a
+ * kind's directories that emptied go with the last entry. */
+TEST(cache_prune_removes_what_no_run_used)
+{
+	char dir[] = "/tmp/kcmpm-cache-XXXXXX", *path;
+	const char *old_tree = "kernels/linux-source-6.1.190/v3/x86_64";
+	const char *tree = "kernels/linux-source-6.1/v3/x86_64";
+	struct cache_use use = { .reuse = 1, .reuse_boots = 1, .store = 1 };
+	struct cache_prune pr;
+	struct timespec long_ago[2] = { { .tv_sec = time(NULL) - 90 * 24 * 3600 } };
+
+	CHECK(mkdtemp(dir) != NULL);
+	use.dir = dir;
+	entry_used(dir, old_tree, KEY_A, 60);	/* a tarball that is gone */
+	entry_used(dir, tree, KEY_A, 1);
+	entry_used(dir, tree, KEY_B, 45);	/* made long ago, reused below */
+	entry_used(dir, "boots", KEY_A, 31);
+	entry_used(dir, "base", KEY_A, 29);
+	path = cache_file(dir, "resolved", KEY_A, "config");	/* left by a killed run */
+	CHECK(write_file_atomic(path, "x", 1) == 0);
+	free(path);
+	path = xasprintf("%s/resolved/%s", dir, KEY_A);
+	long_ago[1] = long_ago[0];
+	CHECK(utimensat(AT_FDCWD, path, long_ago, 0) == 0);
+	free(path);
+	path = cache_file(dir, "resolved", KEY_B, "config");	/* being written now */
+	CHECK(write_file_atomic(path, "x", 1) == 0);
+	free(path);
+	path = xasprintf("%s/src/linux-source-6.1.190", dir);	/* working state */
+	CHECK(mkdir_p(path) == 0);
+	CHECK(utimensat(AT_FDCWD, path, long_ago, 0) == 0);
+
+	CHECK(cache_reusable(&use, tree, KEY_B));
+	CHECK(cache_prune(dir, time(NULL) - 30 * 24 * 3600, &pr) == 0);
+	CHECK(pr.removed == 3 && pr.kept == 4);
+	CHECK(pr.removed_bytes > 5 + 5 + 1);	/* images, a config, manifests */
+	CHECK(!entry_exists(dir, old_tree, KEY_A));
+	CHECK(!entry_exists(dir, "kernels/linux-source-6.1.190", ""));	/* emptied, gone */
+	CHECK(entry_exists(dir, "kernels", ""));
+	CHECK(!entry_exists(dir, "boots", KEY_A));
+	CHECK(!entry_exists(dir, "resolved", KEY_A));
+	CHECK(entry_exists(dir, "resolved", KEY_B));
+	CHECK(cache_complete(dir, tree, KEY_A) && cache_complete(dir, tree, KEY_B));
+	CHECK(cache_complete(dir, "base", KEY_A));
+	CHECK(path_exists(path));
+	free(path);
+	/* nothing used in the last 0 days: everything goes, the kinds stay */
+	CHECK(cache_prune(dir, time(NULL) + 1, &pr) == 0);
+	CHECK(pr.removed == 4 && pr.kept == 0);
+	CHECK(entry_exists(dir, "kernels", "") && entry_exists(dir, "resolved", ""));
 	remove_tree(dir);
 }
