@@ -624,6 +624,13 @@ int main(int argc, char **argv)
 		o.run.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (o.run.jobs < 1)
 		o.run.jobs = 1;
+	/* the cache's commands need no matrix: they run from any directory */
+	if (o.command == CMD_VERIFY_CACHE || o.command == CMD_PRUNE_CACHE) {
+		status = o.command == CMD_VERIFY_CACHE ? verify_cache_command(&o)
+						       : prune_cache_command(&o);
+		free(cache);
+		return status;
+	}
 	if (matrix_load(o.run.matrix_dir, o.run.patch_dir, &m, err, sizeof(err)))
 		die("%s", err);
 	/* the question's folder names its guest and patches; --guest and --patches override */
@@ -634,8 +641,6 @@ int main(int argc, char **argv)
 		    o.run.matrix_dir);
 	switch (o.command) {
 	case CMD_DIFF: status = diff_command(&o, &m); break;
-	case CMD_VERIFY_CACHE: status = verify_cache_command(&o); break;
-	case CMD_PRUNE_CACHE: status = prune_cache_command(&o); break;
 	case CMD_MERGE:
 		if (mkdir_p(o.run.results_dir))
 			die("cannot create '%s':", o.run.results_dir);

@@ -10,7 +10,7 @@
  *                      second question
  *   e2e_interfaces.c   shards and merge, the page, KTAP, make cell and shell, diff, KCIDB
  *   e2e_reliability.c  signals, locks, full disks, the preflight, retries, corrupt cache
- *                      entries, bad input
+ *                      entries, pruning the cache, bad input
  *   e2e_support.c      the helpers below, and main
  *
  * The expected values are read by hand from init/Kconfig and drivers/gpu/drm/Kconfig (linux

@@ -1,6 +1,9 @@
 /* e2e_reliability: a run interrupted, killed, locked out, out of disk, without its tools, on a slow machine,
  * with corrupt cache entries, or given bad input. See e2e.h. */
 #include "e2e.h"
+#include "cache.h"
+
+#include <time.h>
 
 /* Starts the harness in the background with args, waits until wait_file (NULL: its output)
  * holds wait_for, sends it the signal sig (a name, like INT), and waits for it to end. Returns
@@ -656,6 +659,74 @@ TEST(e2e_corrupt_cache_entries_are_remade)
 	free(serial_path);
 	free(config_path);
 	free(cell);
+}
+
+/* Sets a file's times to days ago. */
+static int age_file(const char *path, int days)
+{
+	struct timespec when[2] = { { .tv_sec = time(NULL) - (time_t)days * 24 * 3600 } };
+
+	when[1] = when[0];
+	return utimensat(AT_FDCWD, path, when, 0);
+}
+
+/* prune-cache keeps what runs use: a real run that reuses its kernel stamps the kernel's entry
+ * (here made to look 60 days unused first), and prune-cache, on a cache holding that entry and
+ * one unused for 60 days, removes only the latter. */
+TEST(e2e_prune_cache_keeps_what_runs_use)
+{
+	const char *args[] = { "--arch", "x86_64", "--only", OFF, NULL };
+	struct run first = harness_run("prune-1", args), again;
+	char *line = variant_cell_line(&first, "v3", "x86_64", OFF);
+	const char *tag = line && strrchr(line, '\t') ? strrchr(line, '\t') + 1 : "?";
+	const char *kind = "kernels/linux-source-6.1/v3/x86_64";
+	char *entry = xasprintf("%s/%s/%s", cache, kind, tag), *mark = xasprintf("%s/complete", entry);
+	char *copy = xasprintf("%s/prune-cache", scratch);
+	char *kept = xasprintf("%s/%s/%s", copy, kind, tag);
+	char *unused = xasprintf("%s/boots/0123456789abcdef", copy);
+	char *unused_mark = xasprintf("%s/complete", unused), *out;
+	const char *prune[] = { harness, "prune-cache", "--cache", copy, "--unused-days", "30",
+				NULL };
+	const char *bad[] = { harness, "prune-cache", "--cache", copy, "--unused-days", "-1", NULL };
+	time_t start;
+	struct stat st;
+	int status;
+
+	CHECK(first.status == 0 && path_exists(mark));
+	CHECK(age_file(mark, 60) == 0);
+	start = time(NULL);
+	again = harness_run("prune-2", args);
+	CHECK(again.status == 0);
+	CHECK_CONTAINS(again.out, "kernels built 0, ");
+	CHECK(stat(mark, &st) == 0 && st.st_mtime >= start);	/* the reuse stamped it */
+
+	CHECK(mkdir_p(kept) == 0 && mkdir_p(unused) == 0);
+	out = tool_run("prune-copy", (const char *[]){ "cp", "-a", "-T", entry, kept, NULL },
+		       &status);
+	CHECK(status == 0);
+	free(out);
+	CHECK(write_file_atomic(unused_mark, "format 3\n", 9) == 0 && age_file(unused_mark, 60) == 0);
+	out = tool_run("prune", prune, &status);
+	CHECK(status == 0);
+	CHECK_CONTAINS(out, "prune-cache: 1 entries unused for 30 days removed");
+	CHECK_CONTAINS(out, ", 1 kept ");
+	CHECK(!path_exists(unused));
+	CHECK(cache_complete(copy, kind, tag));	/* the kernel, whole */
+	free(out);
+	out = tool_run("prune-bad", bad, &status);
+	CHECK(status == 2);
+	CHECK_CONTAINS(out, "--unused-days: '-1' is not a whole number from 0 to 36500");
+	free(out);
+	remove_tree(copy);
+	run_free(&first);
+	run_free(&again);
+	free(unused_mark);
+	free(unused);
+	free(kept);
+	free(copy);
+	free(mark);
+	free(entry);
+	free(line);
 }
 
 /* A build that never ends (a stuck compiler or make) is killed at the arch's build timeout,
