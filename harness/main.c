@@ -194,6 +194,14 @@ static int exit_status(const struct plan *p)
 	return EXIT_ALL_PASS;
 }
 
+/* The cache commands work on a cache that exists, and never beside a run that is writing it. */
+static void lock_existing_cache(const char *command, const char *cache_dir)
+{
+	if (!path_exists(cache_dir))
+		die("%s: no cache at '%s'; give --cache DIR", command, cache_dir);
+	lock_dir(cache_dir);
+}
+
 /* kcmp-matrix verify-cache: every entry checked as a run checks it before use (cache.h), with
  * what it cost; exit 1 when some entry was corrupt (it is gone, and a run makes it again). */
 static int verify_cache_command(const struct options *o)
@@ -201,9 +209,7 @@ static int verify_cache_command(const struct options *o)
 	struct cache_verify v;
 	double start = now_seconds();
 
-	if (!path_exists(o->run.cache_dir))
-		die("verify-cache: no cache at '%s'; give --cache DIR", o->run.cache_dir);
-	lock_dir(o->run.cache_dir);
+	lock_existing_cache("verify-cache", o->run.cache_dir);
 	if (cache_verify_all(o->run.cache_dir, &v))
 		die("verify-cache: cannot read every entry of '%s':", o->run.cache_dir);
 	printf("verify-cache: %d entries, %.1f MiB, %d corrupt (thrown away), %.2f s\n", v.entries,
@@ -217,12 +223,9 @@ static int prune_cache_command(const struct options *o)
 {
 	struct cache_prune pr;
 	double start = now_seconds(), mib = 1024 * 1024;
-
 	int days = o->unused_days < 0 ? 30 : o->unused_days;
 
-	if (!path_exists(o->run.cache_dir))
-		die("prune-cache: no cache at '%s'; give --cache DIR", o->run.cache_dir);
-	lock_dir(o->run.cache_dir);
+	lock_existing_cache("prune-cache", o->run.cache_dir);
 	if (cache_prune(o->run.cache_dir, time(NULL) - (time_t)days * 24 * 3600, &pr))
 		die("prune-cache: cannot read every entry of '%s':", o->run.cache_dir);
 	printf("prune-cache: %d entries unused for %d days removed (%.1f MiB), %d kept (%.1f MiB), "

@@ -14,7 +14,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* What merge and diff do with a file: read it, then number its cells' combinations. Returns the
- * document as this harness writes it, or NULL when refused (with a message). */
+ * document as this harness writes it, or NULL when refused (with a message). The matrix is
+ * loaded afresh each time: reading a file adds its trees and symbol types to it. */
 static char *read_and_write(const char *text, size_t len)
 {
 	struct matrix m;
