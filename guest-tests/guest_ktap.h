@@ -10,7 +10,10 @@
  *     KCMPM_CONFIG_<SYMBOL>=<y|m|n>;
  *   - a SKIP names the observable state that implies it, which the harness checks against
  *     its prediction;
- *   - the lines the harness reads: "# kcmp-matrix kernel: <release> <version>",
+ *   - the guest's start, announced and drained to the console before its first system call
+ *     that could hang, so that a hang after it is the kernel's, never the machine's;
+ *   - the lines the harness reads: "# kcmp-matrix: guest started",
+ *     "# kcmp-matrix kernel: <release> <version>",
  *     "# kcmp-matrix observed: name=state ..." and "# kcmp-matrix: powering off";
  *   - the power-off.
  *
@@ -26,6 +29,7 @@
 #include <string.h>
 #include <sys/reboot.h>
 #include <sys/utsname.h>
+#include <termios.h>
 #include <unistd.h>
 
 /* A system call's return value and errno. */
@@ -35,6 +39,16 @@ struct guest_call {
 };
 
 static int guest_test_no;
+
+/* The KTAP header and the start line, then tcdrain(): the serial port has sent them before the
+ * guest makes a call that could hang, so a console that stops after this line shows a kernel
+ * that stopped answering, and one without it a boot that never reached the guest. */
+static inline void guest_start(int planned)
+{
+	printf("KTAP version 1\n1..%d\n# kcmp-matrix: guest started\n", planned);
+	fflush(stdout);
+	tcdrain(STDOUT_FILENO);	/* ENOTTY when stdout is no terminal: nothing to wait for */
+}
 
 /* One KTAP result line; a failure carries a diagnostic line after it. */
 static inline void guest_vreport(const char *name, int ok, const char *fmt, va_list ap)

@@ -23,11 +23,18 @@
  * Besides the KTAP results, two diagnostic lines carry facts for the harness:
  *   # kcmp-matrix kernel: <release> <version>
  *   # kcmp-matrix observed: kcmp=<works|enosys|errno-N> epoll=<...> epoll_tfd=<works|eopnotsupp|enosys|errno-N>
- * one name=state word per observable the rules declare; the harness judges each.
+ * one name=state word per observable the rules declare; the harness judges each. epoll "works"
+ * only when it delivers an event.
+ *
+ * Run as `/init --kcmpm-exec-probe` (by a child of its own, never by the kernel), it exits 0 at
+ * once: the checks that the tasks of a kcmp() call can still exec afterwards run it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <linux/futex.h>
 #include <linux/kcmp.h>
 #include <sched.h>
 #include <signal.h>
@@ -37,7 +44,9 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ipc.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/sem.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -67,6 +76,17 @@ static struct guest_call sys_kcmp(pid_t pid1, pid_t pid2, int type, unsigned lon
 	return c;
 }
 
+/* A result a checking child sends to pid 1 (run_checking_child), which prints it in turn. */
+struct sent_result {
+	int id;
+	int ok;
+	char why[240];
+};
+
+/* -1 in pid 1, which prints its results; in a checking child, the pipe its results go to. Set
+ * once, right after that child's fork. */
+static int results_fd = -1;
+
 /* One KTAP result line for a test of the list. Tests are reported in the list's order: one
  * reported out of turn is a bug of this program, and the harness sees it as a wrong name. */
 static void report(enum test_id id, int ok, const char *fmt, ...)
@@ -76,7 +96,15 @@ static void report(enum test_id id, int ok, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	guest_vreport(test_names[id], ok, fmt, ap);
+	if (results_fd >= 0) {
+		struct sent_result r = { .id = id, .ok = ok };
+
+		vsnprintf(r.why, sizeof(r.why), fmt, ap);
+		if (write(results_fd, &r, sizeof(r)) != sizeof(r))	/* atomic: < PIPE_BUF */
+			_exit(3);
+	} else {
+		guest_vreport(test_names[id], ok, fmt, ap);
+	}
 	va_end(ap);
 }
 
@@ -643,13 +671,150 @@ static void test_epoll_tfd(const struct epoll_tfd_calls *c, int have_epoll)
 	expect_errno(T_kcmp_epoll_tfd_wrong_offset, c->wrong_offset, ENOENT);
 }
 
+/* A pid no task has: past the largest pid_max (PID_MAX_LIMIT, 4194304 on 64-bit). */
+enum { MISSING_PID = 4000000 };
+
+/* How a child ended, for a diagnostic. */
+static const char *how_ended(int status, char *buf, size_t len)
+{
+	if (status == -1)
+		snprintf(buf, len, "never started");
+	else if (WIFEXITED(status))
+		snprintf(buf, len, "exited %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	else
+		snprintf(buf, len, "status %#x", status);
+	return buf;
+}
+
+/* KCMP_EPOLL_TFD with each part of its slot wrong in turn, from kernel/kcmp.c's
+ * kcmp_epoll_target() (6.1 and 6.12 alike), in the order it checks them:
+ *   the slot cannot be read (copy_from_user)            -EFAULT
+ *   idx1 is no fd of task1 (get_file_raw_ptr)           -EBADF
+ *   slot.efd is no fd of task2 (fget_task)              -EBADF
+ *   slot.efd is not an epoll instance (fs/eventpoll.c,
+ *   get_epoll_tfile_raw_ptr: !is_file_epoll)            -EINVAL
+ *   nothing is registered at slot.tfd (ep_find_tfd)     -ENOENT
+ * Without CONFIG_EPOLL, kcmp_epoll_target() is a stub that answers -EOPNOTSUPP before any of
+ * these. */
+static void test_epoll_tfd_errors(int have_epoll)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct kcmp_epoll_slot slot = { 0 };
+	void *unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int p[2] = { -1, -1 }, file = open("/init", O_RDONLY);
+	int closed = 998;	/* an fd number nothing here opens */
+	pid_t me = getpid();
+	struct {
+		enum test_id id;
+		struct guest_call c;
+		int want;
+	} t[6];
+	int n = 0;
+
+	close(closed);
+	if (pipe(p) == 0 && have_epoll) {
+		slot.efd = epoll_create1(0);
+		slot.tfd = p[0];
+		epoll_ctl(slot.efd, EPOLL_CTL_ADD, p[0], &ev);
+	}
+	t[n++] = (typeof(t[0])){ T_kcmp_epoll_tfd_efault_slot,
+		sys_kcmp(me, me, KCMP_EPOLL_TFD, p[0], (unsigned long)unmapped), EFAULT };
+	t[n++] = (typeof(t[0])){ T_kcmp_epoll_tfd_ebadf_idx1,
+		sys_kcmp(me, me, KCMP_EPOLL_TFD, 999, (unsigned long)&slot), EBADF };
+	t[n++] = (typeof(t[0])){ T_kcmp_epoll_tfd_ebadf_closed_efd,
+		sys_kcmp(me, me, KCMP_EPOLL_TFD, p[0],
+			 (unsigned long)&(struct kcmp_epoll_slot){ .efd = closed, .tfd = p[0] }), EBADF };
+	t[n++] = (typeof(t[0])){ T_kcmp_epoll_tfd_einval_efd_regular_file,
+		sys_kcmp(me, me, KCMP_EPOLL_TFD, p[0],
+			 (unsigned long)&(struct kcmp_epoll_slot){ .efd = file, .tfd = p[0] }), EINVAL };
+	t[n++] = (typeof(t[0])){ T_kcmp_epoll_tfd_einval_efd_pipe,
+		sys_kcmp(me, me, KCMP_EPOLL_TFD, p[0],
+			 (unsigned long)&(struct kcmp_epoll_slot){ .efd = p[1], .tfd = p[0] }), EINVAL };
+	t[n++] = (typeof(t[0])){ T_kcmp_epoll_tfd_enoent_unregistered_tfd,
+		sys_kcmp(me, me, KCMP_EPOLL_TFD, p[0],
+			 (unsigned long)&(struct kcmp_epoll_slot){ .efd = slot.efd, .tfd = p[1] }), ENOENT };
+	for (int i = 0; i < n; i++)
+		expect_errno(t[i].id, t[i].c, have_epoll ? t[i].want : EOPNOTSUPP);
+	if (have_epoll)
+		close(slot.efd);
+	close(p[0]);
+	close(p[1]);
+	close(file);
+	munmap(unmapped, 4096);
+}
+
+/* A thread of ours (CLONE_THREAD: same process, a tid of its own), waiting for the end of its
+ * pipe. Its stack and the tid the kernel clears at its exit live here, not on a frame we leave. */
+static struct {
+	int rfd;
+	pid_t tid;		/* CLONE_CHILD_CLEARTID: 0 once the thread is gone */
+	char stack[64 * 1024] __attribute__((aligned(16)));
+} thread;
+
+static int thread_main(void *arg)
+{
+	char b;
+
+	(void)arg;
+	while (read(thread.rfd, &b, 1) > 0)
+		;
+	syscall(SYS_exit, 0);	/* this thread only: _exit() would end the whole of pid 1 */
+	return 0;
+}
+
+/* kcmp() looks pids up with find_task_by_vpid(), which finds a thread by its tid: a thread's
+ * tid as pid1 or pid2 is that thread, which shares our VM and fd table. */
+static void test_thread_ids(void)
+{
+	enum { THREAD_FLAGS = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
+			      CLONE_SYSVSEM | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID };
+	pid_t me = getpid(), tid;
+	int p[2];
+
+	if (pipe(p)) {
+		report(T_kcmp_thread_id_as_pid1, 0, "pipe: %s", strerror(errno));
+		report(T_kcmp_thread_id_as_pid2, 0, "pipe: %s", strerror(errno));
+		return;
+	}
+	thread.rfd = p[0];
+	tid = clone(thread_main, thread.stack + sizeof(thread.stack), THREAD_FLAGS, NULL,
+		    &thread.tid, NULL, &thread.tid);
+	if (tid < 0) {
+		report(T_kcmp_thread_id_as_pid1, 0, "clone(CLONE_THREAD): %s", strerror(errno));
+		report(T_kcmp_thread_id_as_pid2, 0, "clone(CLONE_THREAD): %s", strerror(errno));
+	} else {
+		expect_ret(T_kcmp_thread_id_as_pid1, sys_kcmp(tid, me, KCMP_VM, 0, 0), 0);
+		expect_ret(T_kcmp_thread_id_as_pid2, sys_kcmp(me, tid, KCMP_FILES, 0, 0), 0);
+	}
+	close(p[1]);
+	while (tid > 0 && __atomic_load_n(&thread.tid, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, &thread.tid, FUTEX_WAIT, tid, NULL, NULL, 0);
+	close(p[0]);
+}
+
+/* Each argument wrong in turn, from kernel/kcmp.c (6.1 and 6.12 alike):
+ *   pid1, pid2 or both name no task: "if (!task1 || !task2) goto err_no_task"   -ESRCH
+ *   KCMP_FILE with an fd its task lacks, idx1 or idx2 (get_file_raw_ptr NULL)   -EBADF
+ *   a type outside enum kcmp_type: KCMP_TYPES itself, the next, a negative one
+ *   and a huge one all reach the switch's default                               -EINVAL */
 static void test_errors(void)
 {
 	pid_t me = getpid();
 
+	expect_errno(T_kcmp_esrch_pid1_missing, sys_kcmp(MISSING_PID, me, KCMP_VM, 0, 0), ESRCH);
+	expect_errno(T_kcmp_esrch_pid2_missing, sys_kcmp(me, MISSING_PID, KCMP_VM, 0, 0), ESRCH);
+	expect_errno(T_kcmp_esrch_both_missing,
+		     sys_kcmp(MISSING_PID, MISSING_PID + 1, KCMP_VM, 0, 0), ESRCH);
+	expect_errno(T_kcmp_ebadf_idx1, sys_kcmp(me, me, KCMP_FILE, 999, 0), EBADF);
+	expect_errno(T_kcmp_ebadf_idx2, sys_kcmp(me, me, KCMP_FILE, 0, 999), EBADF);
+	expect_errno(T_kcmp_einval_type_kcmp_types, sys_kcmp(me, me, KCMP_TYPES, 0, 0), EINVAL);
 	expect_errno(T_kcmp_einval_unknown_type, sys_kcmp(me, me, KCMP_TYPES + 1, 0, 0), EINVAL);
-	expect_errno(T_kcmp_esrch_missing_pid, sys_kcmp(me, 4000000, KCMP_VM, 0, 0), ESRCH);
-	expect_errno(T_kcmp_ebadf_bad_fd, sys_kcmp(me, me, KCMP_FILE, 0, 999), EBADF);
+	expect_errno(T_kcmp_einval_negative_type, sys_kcmp(me, me, -1, 0, 0), EINVAL);
+	expect_errno(T_kcmp_einval_huge_type, sys_kcmp(me, me, 0x7fffffff, 0, 0), EINVAL);
+	test_thread_ids();
 }
 
 /* An unprivileged caller may not inspect pid 1 (ptrace access check), whichever of the two
@@ -677,7 +842,457 @@ static void test_eperm(enum test_id id, int init_is_pid1)
 	       "101+n errno n)", status);
 }
 
-int main(void)
+/* The ordinary users' ids: nobody, and one more for a second user. */
+enum { NOBODY = 65534, OTHER_USER = 65533 };
+
+/* Becomes an ordinary user: no supplementary groups, every gid NOBODY, real uid ruid, effective,
+ * saved and fs uid euid. With all uids non-zero the kernel clears every capability. The mm is
+ * made dumpable again (a credential change clears it, and ptrace_may_access() refuses a task
+ * that is not dumpable to anyone but a capable caller). 0, or -1 with errno. */
+static int become_user(uid_t ruid, uid_t euid)
+{
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) || setresuid(ruid, euid, euid))
+		return -1;
+	return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+}
+
+/* Have we any capability left in our effective or permitted sets? */
+static int has_capabilities(void)
+{
+	struct __user_cap_header_struct head = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { { 0 } };
+
+	if (syscall(SYS_capget, &head, data))
+		return -1;
+	return (data[0].effective | data[1].effective | data[0].permitted | data[1].permitted) != 0;
+}
+
+/* Runs check(arg) in a child of its own and reports the tests first to last from what it sent
+ * (report() in the child writes to a pipe), in the list's order: a test the child never sent
+ * fails, naming how the child ended. So a check that makes its own task lose privileges, hang
+ * or crash cannot change pid 1 or the numbering. */
+static void run_checking_child(enum test_id first, enum test_id last, void (*check)(void *),
+			       void *arg)
+{
+	static struct sent_result got[NTESTS];
+	static int sent[NTESTS];
+	char how[64];
+	int p[2], status = -1;
+	struct sent_result r;
+	pid_t pid = -1;
+
+	memset(sent, 0, sizeof(sent));
+	if (pipe(p) == 0 && (pid = fork()) == 0) {
+		close(p[0]);
+		results_fd = p[1];
+		check(arg);
+		_exit(0);
+	}
+	if (pid > 0) {
+		close(p[1]);
+		while (read(p[0], &r, sizeof(r)) == sizeof(r))
+			if (r.id >= (int)first && r.id <= (int)last) {
+				got[r.id] = r;
+				sent[r.id] = 1;
+			}
+		close(p[0]);
+		waitpid(pid, &status, 0);
+	}
+	for (int i = first; i <= (int)last; i++)
+		if (sent[i])
+			report(i, got[i].ok, "%s", got[i].why);
+		else
+			report(i, 0, "the checking child never reported it (%s)",
+			       how_ended(status, how, sizeof(how)));
+}
+
+/* An ordinary user compares files as Mesa's os_same_file_description() does: its own dup and a
+ * second open, then across a child of its own at fd numbers only that child has (the peer, as
+ * pid 1's checks use it) and a file it took from that child. */
+static void user_files(int have_epoll)
+{
+	struct peer peer = { .pid = -1, .hold = -1 };
+	int a = open("/init", O_RDONLY), b = dup(a), c = open("/init", O_RDONLY);
+	pid_t me = getpid();
+	char why[160] = "";
+	int ok;
+
+	expect_ret(T_kcmp_user_file_dup, sys_kcmp(me, me, KCMP_FILE, a, b), 0);
+	expect_differs(T_kcmp_user_file_other_open, sys_kcmp(me, me, KCMP_FILE, a, c));
+	ok = start_peer(&peer, have_epoll, why, sizeof(why)) == 0;
+	report(T_kcmp_user_peer_started, ok, "%s", why);
+	if (ok) {
+		expect_ret(T_kcmp_user_file_across_child_dup2,
+			   sys_kcmp(me, peer.pid, KCMP_FILE, peer.file, PEER_DUP_FD), 0);
+		expect_differs(T_kcmp_user_file_across_child_own_open,
+			       sys_kcmp(me, peer.pid, KCMP_FILE, peer.file, PEER_OWN_FD));
+		expect_ret(T_kcmp_user_file_across_received,
+			   sys_kcmp(me, peer.pid, KCMP_FILE, peer.received, PEER_SENT_FD), 0);
+	}
+	stop_peer(&peer);
+	close(a);
+	close(b);
+	close(c);
+}
+
+/* The resource types an ordinary user compares against its own children: the same as a child
+ * that shares every one of them, different from a fork()ed child. */
+static const struct user_resource {
+	enum test_id sharing, forked;
+	int type;
+} user_resources[] = {
+	{ T_kcmp_user_vm_sharing_child, T_kcmp_user_vm_forked_child, KCMP_VM },
+	{ T_kcmp_user_files_sharing_child, T_kcmp_user_files_forked_child, KCMP_FILES },
+	{ T_kcmp_user_fs_sharing_child, T_kcmp_user_fs_forked_child, KCMP_FS },
+	{ T_kcmp_user_sighand_sharing_child, T_kcmp_user_sighand_forked_child, KCMP_SIGHAND },
+	{ T_kcmp_user_io_sharing_child, T_kcmp_user_io_forked_child, KCMP_IO },
+	{ T_kcmp_user_sysvsem_sharing_child, T_kcmp_user_sysvsem_forked_child, KCMP_SYSVSEM },
+};
+
+static void user_resource_checks(const struct expect *ex)
+{
+	enum { SHARE_ALL = CLONE_VM | CLONE_FILES | CLONE_FS | CLONE_SIGHAND | CLONE_IO |
+			   CLONE_SYSVSEM };
+	static struct child forked, sharing;	/* a CLONE_VM child runs on its stack here */
+	char why[128] = "";
+	pid_t me = getpid();
+	int ok;
+
+	/* our own io_context and undo list, so that IO and SYSVSEM compare real objects */
+	ok = make_io_and_undo(ex, why, sizeof(why)) == 0;
+	if (ok && start_child(&forked, 0, -1)) {
+		snprintf(why, sizeof(why), "fork: %s", strerror(errno));
+		ok = 0;
+	}
+	if (ok && start_child(&sharing, SHARE_ALL, -1)) {
+		snprintf(why, sizeof(why), "clone(%#x): %s", SHARE_ALL, strerror(errno));
+		stop_child(&forked);
+		ok = 0;
+	}
+	report(T_kcmp_user_children_started, ok, "%s", why);
+	if (!ok)
+		return;
+	for (size_t i = 0; i < sizeof(user_resources) / sizeof(user_resources[0]); i++) {
+		const struct user_resource *u = &user_resources[i];
+		struct guest_call same = sys_kcmp(me, sharing.pid, u->type, 0, 0);
+		struct guest_call other = sys_kcmp(me, forked.pid, u->type, 0, 0);
+
+		if (u->type == KCMP_SYSVSEM && ex->sysvipc != 1) {
+			expect_errno(u->sharing, same, EOPNOTSUPP);
+			expect_errno(u->forked, other, EOPNOTSUPP);
+		} else {
+			expect_ret(u->sharing, same, 0);
+			expect_differs(u->forked, other);
+		}
+	}
+	stop_child(&sharing);
+	stop_child(&forked);
+}
+
+struct user_args {
+	const struct expect *ex;
+	int have_epoll;
+};
+
+/* The checking child of the kcmp_user_ tests: every uid and gid NOBODY, no capability. */
+static void user_checks(void *arg)
+{
+	const struct user_args *ua = arg;
+	struct epoll_tfd_calls tfd;
+	int caps;
+
+	if (become_user(NOBODY, NOBODY)) {
+		report(T_kcmp_user_started, 0, "becoming uid %d: %s", NOBODY, strerror(errno));
+		return;
+	}
+	caps = has_capabilities();
+	report(T_kcmp_user_started, caps == 0, "capget says %s",
+	       caps < 0 ? strerror(errno) : "capabilities are left");
+	if (caps != 0)
+		return;
+	user_files(ua->have_epoll);
+	user_resource_checks(ua->ex);
+	tfd = epoll_tfd_calls(ua->have_epoll);
+	if (ua->have_epoll)
+		expect_ret(T_kcmp_user_epoll_tfd, tfd.same, 0);
+	else
+		expect_errno(T_kcmp_user_epoll_tfd, tfd.same, EOPNOTSUPP);
+}
+
+/* A child of pid 1 that becomes a user (uid < 0: stays root) and waits until its hold pipe
+ * ends; then, with exec_after, runs the exec probe, else exits. */
+struct holder {
+	pid_t pid;
+	int hold;		/* the write end: closing it releases the holder */
+};
+
+/* alarm() survives execve(): an exec that never finishes is killed by SIGALRM. */
+enum { EXEC_PROBE_SECONDS = 10 };
+
+static void exec_probe(void)
+{
+	alarm(EXEC_PROBE_SECONDS);
+	execl("/init", "/init", "--kcmpm-exec-probe", (char *)NULL);
+	_exit(127);
+}
+
+static int start_holder(struct holder *h, int uid, int exec_after)
+{
+	int ready[2], hold[2];
+	char b = 0;
+
+	h->pid = -1;
+	h->hold = -1;
+	if (pipe(ready))
+		return -1;
+	if (pipe(hold)) {
+		close(ready[0]);
+		close(ready[1]);
+		return -1;
+	}
+	h->pid = fork();
+	if (h->pid == 0) {
+		close(ready[0]);
+		close(hold[1]);
+		b = uid >= 0 && become_user(uid, uid) ? 'e' : 'r';
+		if (write(ready[1], &b, 1) != 1)
+			_exit(1);
+		while (read(hold[0], &b, 1) > 0)
+			;
+		if (exec_after)
+			exec_probe();
+		_exit(0);
+	}
+	close(ready[1]);
+	close(hold[0]);
+	h->hold = hold[1];
+	if (h->pid < 0 || read(ready[0], &b, 1) != 1 || b != 'r') {
+		close(ready[0]);
+		errno = h->pid < 0 ? errno : EIO;
+		return -1;
+	}
+	close(ready[0]);
+	return 0;
+}
+
+/* Releases the holder and waits for it: its wait status, or -1. */
+static int stop_holder(struct holder *h)
+{
+	int status = -1;
+
+	if (h->hold >= 0)
+		close(h->hold);
+	if (h->pid > 0)
+		waitpid(h->pid, &status, 0);
+	return status;
+}
+
+/* The checking child of the kcmp_realuid_ tests: real uid NOBODY, effective and fs uid
+ * OTHER_USER, no capability. kcmp() asks ptrace_may_access(..., PTRACE_MODE_READ_REALCREDS),
+ * which compares the caller's real uid with the target's: a target of uid NOBODY is ours to
+ * compare, one of uid OTHER_USER is not (the fs uid would say the opposite). */
+static void realuid_checks(void *arg)
+{
+	const struct holder *targets = arg;
+	pid_t me = getpid();
+
+	if (become_user(NOBODY, OTHER_USER) || has_capabilities() != 0) {
+		report(T_kcmp_realuid_same_real_uid, 0, "becoming real uid %d, uid %d without "
+		       "capabilities failed: %s", NOBODY, OTHER_USER, strerror(errno));
+		return;
+	}
+	expect_differs(T_kcmp_realuid_same_real_uid, sys_kcmp(me, targets[0].pid, KCMP_VM, 0, 0));
+	expect_errno(T_kcmp_realuid_other_uid_eperm, sys_kcmp(me, targets[1].pid, KCMP_VM, 0, 0),
+		     EPERM);
+}
+
+static void test_real_uid(void)
+{
+	struct holder targets[2];
+	int ok = start_holder(&targets[0], NOBODY, 0) == 0 &&
+		 start_holder(&targets[1], OTHER_USER, 0) == 0;
+
+	if (ok) {
+		run_checking_child(T_kcmp_realuid_same_real_uid, T_kcmp_realuid_other_uid_eperm,
+				   realuid_checks, targets);
+	} else {
+		report(T_kcmp_realuid_same_real_uid, 0, "target of uid %d: %s", NOBODY,
+		       strerror(errno));
+		report(T_kcmp_realuid_other_uid_eperm, 0, "target of uid %d: %s", OTHER_USER,
+		       strerror(errno));
+	}
+	stop_holder(&targets[1]);
+	stop_holder(&targets[0]);
+}
+
+/* The error paths after which the tasks of the call must still be usable: one call each, from
+ * a caller to another task (the holder). EPERM is an ordinary user's call on a root task; the
+ * others are root's. */
+static const struct after_check {
+	enum test_id id;
+	int unprivileged;
+	int type;
+	int missing_pid2;
+	unsigned long idx1;
+	int bad_slot;		/* KCMP_EPOLL_TFD with a slot that faults */
+	int want;		/* the errno; with bad_slot and no epoll, EOPNOTSUPP */
+} after_checks[] = {
+	{ T_kcmp_exec_after_eperm, 1, KCMP_VM, 0, 0, 0, EPERM },
+	{ T_kcmp_exec_after_esrch, 0, KCMP_VM, 1, 0, 0, ESRCH },
+	{ T_kcmp_exec_after_ebadf, 0, KCMP_FILE, 0, 999, 0, EBADF },
+	{ T_kcmp_exec_after_einval, 0, KCMP_TYPES, 0, 0, 0, EINVAL },
+	{ T_kcmp_exec_after_efault, 0, KCMP_EPOLL_TFD, 0, 0, 1, EFAULT },
+};
+
+/* The caller's side: make the call, send its result, exec the probe. */
+static void after_caller(const struct after_check *ac, pid_t other, int result_fd)
+{
+	void *unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct guest_call c;
+
+	if (ac->unprivileged && become_user(NOBODY, NOBODY))
+		_exit(120);
+	c = sys_kcmp(getpid(), ac->missing_pid2 ? MISSING_PID : other, ac->type, ac->idx1,
+		     ac->bad_slot ? (unsigned long)unmapped : 999);
+	if (write(result_fd, &c, sizeof(c)) != sizeof(c))
+		_exit(121);
+	close(result_fd);
+	exec_probe();
+}
+
+/* After an error path, both tasks of the call can still exec (kcmp() takes each task's
+ * exec_update_lock, and an error path that left one held would hang that task's next execve()
+ * for ever) and exit. */
+static void test_usable_after(const struct after_check *ac, int have_epoll)
+{
+	int want = ac->bad_slot && !have_epoll ? EOPNOTSUPP : ac->want;
+	struct guest_call c = { 0, -1 };
+	int res[2], caller_status = -1, other_status;
+	char how1[64], how2[64];
+	struct holder other;
+	pid_t caller = -1;
+
+	if (start_holder(&other, -1, 1)) {
+		report(ac->id, 0, "the other task: %s", strerror(errno));
+		stop_holder(&other);
+		return;
+	}
+	if (pipe(res) == 0 && (caller = fork()) == 0) {
+		close(res[0]);
+		after_caller(ac, other.pid, res[1]);
+	}
+	if (caller > 0) {
+		close(res[1]);
+		if (read(res[0], &c, sizeof(c)) != sizeof(c))
+			c = (struct guest_call){ 0, -1 };
+		close(res[0]);
+		waitpid(caller, &caller_status, 0);
+	}
+	other_status = stop_holder(&other);
+	report(ac->id, c.ret == -1 && c.err == want && caller_status == 0 && other_status == 0,
+	       "the call returned %ld (errno %d %s), expected errno %d %s; then the caller's "
+	       "exec: %s, the other task's: %s (0 is an exec that finished; SIGALRM one that "
+	       "hung for %d s)", c.ret, c.err, c.err >= 0 ? strerror(c.err) : "none", want,
+	       strerror(want), how_ended(caller_status, how1, sizeof(how1)),
+	       how_ended(other_status, how2, sizeof(how2)), EXEC_PROBE_SECONDS);
+}
+
+/* A file kcmp() compared holds no reference afterwards: the write end of a pipe, compared and
+ * then closed, gives EOF on the read end at once (a reference left behind would keep the write
+ * end open for ever, as every dmabuf Mesa compares would stay pinned). No other process holds
+ * the pipe: nothing forks between its creation and the read. */
+static void test_released(enum test_id id, int type, int have_epoll)
+{
+	struct epoll_event ev = { .events = EPOLLOUT };
+	struct kcmp_epoll_slot slot = { 0 };
+	struct guest_call c;
+	pid_t me = getpid();
+	int p[2], want, got;
+	char b;
+
+	if (pipe2(p, O_NONBLOCK | O_CLOEXEC)) {
+		report(id, 0, "pipe: %s", strerror(errno));
+		return;
+	}
+	if (type == KCMP_FILE) {
+		c = sys_kcmp(me, me, KCMP_FILE, p[1], p[1]);
+		want = 0;
+	} else {
+		if (have_epoll) {
+			slot.efd = epoll_create1(0);
+			slot.tfd = p[1];
+			epoll_ctl(slot.efd, EPOLL_CTL_ADD, p[1], &ev);
+		}
+		c = sys_kcmp(me, me, KCMP_EPOLL_TFD, p[1], (unsigned long)&slot);
+		want = have_epoll ? 0 : -1;
+		if (have_epoll)
+			close(slot.efd);
+	}
+	close(p[1]);
+	got = (int)read(p[0], &b, 1);
+	report(id, (want == 0 ? c.ret == 0 : c.err == EOPNOTSUPP) && got == 0,
+	       "the comparison returned %ld (errno %d %s); after closing the compared write end, "
+	       "read() of the read end returned %d (errno %s), expected 0 (EOF): %s", c.ret, c.err,
+	       strerror(c.err), got, got < 0 ? strerror(errno) : "none",
+	       got < 0 && errno == EAGAIN ? "something still holds the write end" : "");
+	close(p[0]);
+}
+
+/* The calls of ordinary users, then whether the kernel is still usable after kcmp()'s error
+ * paths and its comparisons. */
+static void test_user_paths(const struct expect *ex, int have_epoll)
+{
+	struct user_args ua = { .ex = ex, .have_epoll = have_epoll };
+
+	run_checking_child(T_kcmp_user_started, T_kcmp_user_epoll_tfd, user_checks, &ua);
+	test_real_uid();
+	for (size_t i = 0; i < sizeof(after_checks) / sizeof(after_checks[0]); i++)
+		test_usable_after(&after_checks[i], have_epoll);
+	test_released(T_kcmp_file_released, KCMP_FILE, have_epoll);
+	test_released(T_kcmp_epoll_tfd_file_released, KCMP_EPOLL_TFD, have_epoll);
+}
+
+/* epoll works when it delivers an event: a pipe's read end watched, a byte written, and
+ * epoll_wait() returns that event. ret 0: delivered; -1: the failing call's errno (ENOSYS:
+ * absent); -2: no event came. */
+static struct guest_call epoll_delivers(void)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = 0x6b636d70 }, got = { 0 };
+	struct guest_call c = { 0, 0 };
+	int efd = epoll_create1(0), p[2] = { -1, -1 }, n;
+
+	if (efd < 0)
+		return (struct guest_call){ -1, errno };
+	if (pipe(p) || epoll_ctl(efd, EPOLL_CTL_ADD, p[0], &ev) || write(p[1], "x", 1) != 1) {
+		c = (struct guest_call){ -1, errno };
+	} else {
+		n = epoll_wait(efd, &got, 1, 2000);
+		if (n < 0)
+			c = (struct guest_call){ -1, errno };
+		else if (n != 1 || got.data.u64 != ev.data.u64 || !(got.events & EPOLLIN))
+			c = (struct guest_call){ -2, 0 };
+	}
+	close(efd);
+	close(p[0]);
+	close(p[1]);
+	return c;
+}
+
+/* epoll is there as predicted, and where it is, it delivers events. */
+static void test_epoll_present(const struct expect *ex, struct guest_call delivered)
+{
+	int have = !(delivered.ret == -1 && delivered.err == ENOSYS);
+
+	if (ex->epoll < 0 || have != ex->epoll) {
+		guest_presence(test_names[T_epoll_present], ex->epoll, have);
+		return;
+	}
+	report(T_epoll_present, !have || delivered.ret == 0, "epoll_create1() works, but %s",
+	       delivered.ret == -2 ? "epoll_wait() delivered no event for a readable pipe"
+				   : strerror(delivered.err));
+}
+
+int main(int argc, char **argv)
 {
 	struct expect ex = {
 		.kcmp = guest_yes_no("KCMPM_EXPECT_kcmp", "works", "enosys"),
@@ -687,22 +1302,22 @@ int main(void)
 	char kcmp_word[32], epoll_word[32], tfd_word[32];
 	struct epoll_tfd_calls tfd;
 	struct peer peer = { .pid = -1, .hold = -1 };
-	struct guest_call probe;
-	int have_kcmp, have_epoll, efd;
+	struct guest_call probe, delivered;
+	int have_kcmp, have_epoll;
 
+	if (argc == 2 && !strcmp(argv[1], "--kcmpm-exec-probe") && getpid() != 1)
+		return 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("KTAP version 1\n1..%d\n", NTESTS);
+	guest_start(NTESTS);
 	guest_identity(test_names[T_kernel_identity]);
 
 	probe = sys_kcmp(getpid(), getpid(), KCMP_FILE, 1, 1);
 	have_kcmp = !(probe.ret == -1 && probe.err == ENOSYS);
 	guest_presence(test_names[T_kcmp_present], ex.kcmp, have_kcmp);
 
-	efd = epoll_create1(0);
-	have_epoll = !(efd < 0 && errno == ENOSYS);
-	if (efd >= 0)
-		close(efd);
-	guest_presence(test_names[T_epoll_present], ex.epoll, have_epoll);
+	delivered = epoll_delivers();
+	have_epoll = !(delivered.ret == -1 && delivered.err == ENOSYS);
+	test_epoll_present(&ex, delivered);
 
 	tfd = epoll_tfd_calls(have_epoll);
 	if (have_kcmp) {
@@ -733,16 +1348,20 @@ int main(void)
 		stop_peer(&peer);
 		if (started)
 			stop_children();
+		test_epoll_tfd_errors(have_epoll);
 		test_errors();
 		test_eperm(T_kcmp_eperm_pid1_unprivileged, 1);
 		test_eperm(T_kcmp_eperm_pid2_unprivileged, 0);
+		test_user_paths(&ex, have_epoll);
 	} else {
 		skip_tests(T_kcmp_children_started, NTESTS - 1, "kcmp", "enosys", "kcmp() absent");
 	}
 
 	guest_describe(kcmp_word, sizeof(kcmp_word), probe, "works", 0, NULL);
-	guest_describe(epoll_word, sizeof(epoll_word),
-		       (struct guest_call){ have_epoll ? 0 : -1, have_epoll ? 0 : ENOSYS }, "works", 0, NULL);
+	if (delivered.ret == -2)
+		snprintf(epoll_word, sizeof(epoll_word), "no-event");
+	else
+		guest_describe(epoll_word, sizeof(epoll_word), delivered, "works", 0, NULL);
 	guest_describe(tfd_word, sizeof(tfd_word), tfd.same, "works", EOPNOTSUPP, "eopnotsupp");
 	printf("# kcmp-matrix observed: kcmp=%s epoll=%s epoll_tfd=%s\n", kcmp_word, epoll_word,
 	       tfd_word);

@@ -202,8 +202,8 @@ static int boot_afresh(struct group *g, struct cell *c, struct boot_req *req, st
 
 			if (rename(req->log_path, kept))
 				warn("cannot keep '%s' as '%s':", req->log_path, kept);
-			progress_line(g->pg, 0, "%s %s %s: boot %d timed out with no crash or warning "
-				      "(the machine's noise); booting again", g->m->arch[c->arch].name,
+			progress_line(g->pg, 0, "%s %s %s: boot %d timed out before the guest started, "
+				      "with no crash or warning (the machine's noise); booting again", g->m->arch[c->arch].name,
 				      g->m->variant[c->variant].name, combo, k);
 			free(kept);
 			free(name);

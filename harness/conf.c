@@ -15,7 +15,10 @@ static void split_line(struct conf_line *l, const char *start, size_t len)
 
 	memcpy(text, start, len);
 	text[len] = 0;
-	hash = strchr(text, '#');
+	/* a comment starts at the first '#' that no backslash escapes; "\#" is a '#' */
+	for (hash = strchr(text, '#'); hash && hash > text && hash[-1] == '\\';
+	     hash = strchr(hash, '#'))
+		memmove(hash - 1, hash, strlen(hash) + 1);	/* the '#' stays, at hash - 1 */
 	if (hash)
 		*hash = 0;
 	l->text = text;

@@ -1,6 +1,7 @@
 /* conf: the line format shared by every file under matrix/.
  *
- * A file is a list of lines; '#' starts a comment; blank lines are skipped. Each line is split
+ * A file is a list of lines; '#' starts a comment ("\#" is a '#' of the line); blank lines are
+ * skipped. Each line is split
  * into whitespace-separated words. A line that starts with whitespace is "indented": it belongs
  * to the block opened by the last unindented line (as in Kconfig). The first non-comment line
  * of every file must be "format 1", so a future format can be told apart.

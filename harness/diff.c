@@ -12,7 +12,7 @@ enum section { NEW_FAILURE, FIXED, FLAKY, OBSERVED_CHANGED, BUILD_CHANGED, STATU
 
 static const char *const titles[NSECTION] = {
 	[NEW_FAILURE] = "New failures", [FIXED] = "Fixed",
-	[FLAKY] = "Flaky (passed on a retry of the boot; not failures)",
+	[FLAKY] = "Flaky (passed only on a retry of the boot; the run counts them as failures)",
 	[OBSERVED_CHANGED] = "Observed state changed",
 	[BUILD_CHANGED] = "Build outcome changed", [STATUS_CHANGED] = "Other status changes",
 	[ONLY_OLD] = "Only in the old run", [ONLY_NEW] = "Only in the new run",
@@ -63,12 +63,12 @@ static void compare(const struct matrix *m, const struct cell *o, const struct c
 		sb_printf(sb, ": %s\n", cell_status_name(c->status));
 		return;
 	}
-	if (cell_ok(o) != cell_ok(n) || o->status != n->status) {
-		sb = &out[cell_ok(o) && !cell_ok(n) ? NEW_FAILURE
-			  : !cell_ok(o) && cell_ok(n) ? FIXED : STATUS_CHANGED];
+	if (cell_status_ok(o) != cell_status_ok(n) || o->status != n->status) {
+		sb = &out[cell_status_ok(o) && !cell_status_ok(n) ? NEW_FAILURE
+			  : !cell_status_ok(o) && cell_status_ok(n) ? FIXED : STATUS_CHANGED];
 		name_cell(sb, m, c);
 		sb_printf(sb, ": %s -> %s", cell_status_name(o->status), cell_status_name(n->status));
-		if (!cell_ok(n))
+		if (!cell_status_ok(n))
 			sb_printf(sb, ": %s", n->reason);
 		sb_printf(sb, "\n");
 	}

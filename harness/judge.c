@@ -208,6 +208,18 @@ static void check_identity(struct judging *j, const struct ktap_log *log)
 	}
 }
 
+/* A boot that did not end in time: TIMEOUT, with the time it had. */
+static void timeout_failure(struct judging *j)
+{
+	if (j->in->boot_timeout > 0) {
+		size_t n = strlen(j->c->reason);
+
+		snprintf(j->c->reason + n, sizeof(j->c->reason) - n, " after %.0f s",
+			 j->in->boot_timeout);
+	}
+	early_failure(j, CELL_TIMEOUT);
+}
+
 /* Judges one boot: a crash first, then a warning, a timeout, a broken KTAP run, then every
  * layer. */
 static void judge_boot(struct judging *j, const struct boot_attempt *a)
@@ -225,16 +237,21 @@ static void judge_boot(struct judging *j, const struct boot_attempt *a)
 		j->warning = log->warning;
 		add_reason(j, "kernel warning: %s", log->warning);
 	}
-	if (a->outcome.timed_out) {
+	if (a->outcome.timed_out && log->started) {
+		const struct ktap_test *last = log->ntest ? &log->test[log->ntest - 1] : NULL;
+
+		if (last)
+			add_reason(j, "the kernel hung the guest after %s %d %s: it started, then did "
+				   "not power off within the boot timeout", last->ok ? "ok" : "not ok",
+				   last->number, last->name);
+		else
+			add_reason(j, "the kernel hung the guest before its first result: it started, "
+				   "then did not power off within the boot timeout");
+		timeout_failure(j);
+	} else if (a->outcome.timed_out) {
 		add_reason(j, "guest did not power off within the boot timeout (%s)",
 			   log->versions ? "KTAP started" : "no KTAP output");
-		if (j->in->boot_timeout > 0) {
-			size_t n = strlen(j->c->reason);
-
-			snprintf(j->c->reason + n, sizeof(j->c->reason) - n, " after %.0f s",
-				 j->in->boot_timeout);
-		}
-		early_failure(j, CELL_TIMEOUT);
+		timeout_failure(j);
 	} else if ((problem = ktap_problem(log, buf, sizeof(buf)))) {
 		add_reason(j, "%s (QEMU exit status %d)", problem, a->outcome.status);
 		early_failure(j, CELL_BOOT_FAIL);
@@ -319,29 +336,42 @@ static void apply_known_failures(struct judging *j)
 	struct cell *c = j->c;
 	const struct variant *v = &m->variant[c->variant];
 	int resolved = c->status != CELL_CONFIG_FAIL;
+	const struct xfail *first = NULL;
+	char was[sizeof(c->reason) / 2];
 
 	if (c->config_mismatch)
 		return;	/* a known failure never covers a rules disagreement */
+	snprintf(was, sizeof(was), "%.500s", c->reason);
+	/* every declaration for the cell is tried: the one that describes its failure covers it */
 	for (int i = 0; i < v->nxfail; i++) {
 		const struct xfail *x = &v->xfail[i];
-		char was[sizeof(c->reason) / 2];
 
 		if (!matrix_pattern_matches(&x->pattern, m->nsym, resolved ? c->resolved : c->requested,
 					  c->arch))
 			continue;
-		snprintf(was, sizeof(was), "%.500s", c->reason);
-		if (c->status == CELL_PASS) {
-			c->status = CELL_XPASS;
-			snprintf(c->reason, sizeof(c->reason), "declared failing but passed (%.300s:%d: %.400s)",
-				 v->xfail_path, x->lineno, x->reason);
-		} else if (declared_failure(j, x)) {
+		if (!first)
+			first = x;
+		if (c->status != CELL_PASS && declared_failure(j, x)) {
 			c->status = CELL_XFAIL;
 			snprintf(c->reason, sizeof(c->reason), "known: %.400s; %s", x->reason, was);
-		} else {
+			return;
+		}
+	}
+	if (!first)
+		return;
+	if (c->status == CELL_PASS) {
+		c->status = CELL_XPASS;
+		snprintf(c->reason, sizeof(c->reason), "declared failing but passed (%.300s:%d: %.400s)",
+			 v->xfail_path, first->lineno, first->reason);
+		return;
+	}
+	for (int i = 0; i < v->nxfail; i++) {
+		const struct xfail *x = &v->xfail[i];
+
+		if (matrix_pattern_matches(&x->pattern, m->nsym, resolved ? c->resolved : c->requested,
+					   c->arch))
 			add_reason(j, "not the failure %s:%d declares (%s:%s)", v->xfail_path,
 				   x->lineno, kind_word[x->kind], x->match);
-		}
-		return;
 	}
 }
 
@@ -356,7 +386,7 @@ void judge_config_only(const struct matrix *m, struct cell *c)
 
 int judge_boot_retryable(const struct boot_attempt *a)
 {
-	return a->outcome.timed_out && !a->log.crash && !a->log.warning;
+	return a->outcome.timed_out && !a->log.crash && !a->log.warning && !a->log.started;
 }
 
 void judge_cell(const struct judge_input *in, struct cell *c)

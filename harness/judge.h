@@ -17,13 +17,17 @@
  *
  * Boots: a crash (arches.conf's crash lines) on any boot is BOOT_FAIL and a kernel warning
  * (its warning lines) is KERNEL_WARN, whatever a later boot said: nothing a kernel did wrong
- * is retried away. Only a boot that timed out with neither (the machine's noise: a loaded
- * host under TCG) may be retried (judge_boot_retryable); a cell whose last boot passed after
- * such boots is PASS, flaky.
+ * is retried away. A boot that timed out after the guest announced its start ("# kcmp-matrix:
+ * guest started", drained to the console before its first call that could hang) is the
+ * kernel's hang: TIMEOUT, never retried. Only a boot that timed out before the guest started,
+ * with neither a crash nor a warning (the machine's noise: a loaded host under TCG, a stalled
+ * firmware), may be retried (judge_boot_retryable); a cell whose last boot passed after such
+ * boots is PASS, flaky, which the exit status does not count as a pass (cell_ok).
  *
  * Known failures (kernel-patch/<variant>/xfail) cover only what they declare: a build error
  * holding their text, their one guest test failing alone, or a kernel warning line holding
- * their text alone. A covered cell that failed so is XFAIL, one that passed XPASS; any other
+ * their text alone. Every declaration whose pattern matches the cell is tried; one that
+ * describes its failure covers it. A covered cell that failed so is XFAIL, one that passed XPASS; any other
  * failure stays what it is. Never over a disagreement of rules and Kconfig.
  */
 #ifndef KCMPM_JUDGE_H
@@ -58,8 +62,9 @@ struct judge_input {
  * c->predicted must be set, and c->resolved unless config_error is. */
 void judge_cell(const struct judge_input *in, struct cell *c);
 
-/* May the boot stage boot again after this attempt? Only when it timed out and its console
- * shows neither a crash nor a warning: the machine's noise, not the kernel's fault. */
+/* May the boot stage boot again after this attempt? Only when it timed out before the guest
+ * started and its console shows neither a crash nor a warning: the machine's noise, not the
+ * kernel's fault. */
 int judge_boot_retryable(const struct boot_attempt *a);
 
 /* A config-only run's verdict (nothing built or booted): CONFIG_OK when the rules' prediction

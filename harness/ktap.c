@@ -105,8 +105,10 @@ static int has_mark(const char *line, char *const *marks)
 	return 0;
 }
 
-/* Crash and warning lines. A warning counts from the kernel's banner to the guest's power-off
- * (what QEMU's firmware printed before, or the kernel during power-off, is not the run's). */
+/* Crash and warning lines. A warning counts from the kernel's banner to the kernel's last line,
+ * the power-off included: a kernel that warns while the guest's last calls are torn down (a
+ * task's exit, a file's release) warned all the same. What QEMU's firmware printed before the
+ * banner is not the kernel's. */
 static void parse_kernel_line(struct ktap_log *log, const struct console_marks *marks,
 			      const char *body)
 {
@@ -114,7 +116,7 @@ static void parse_kernel_line(struct ktap_log *log, const struct console_marks *
 		return;
 	if (has_mark(body, marks->crash))
 		keep_first(&log->crash, body);
-	if (log->banner && !log->powered_off && has_mark(body, marks->warning))
+	if (log->banner && has_mark(body, marks->warning))
 		keep_first(&log->warning, body);
 }
 
@@ -148,6 +150,8 @@ static void parse_line(struct ktap_log *log, const struct console_marks *marks, 
 		parse_observed(log, s + 24);
 	} else if (!strcmp(s, "# kcmp-matrix: powering off")) {
 		log->powered_off = 1;
+	} else if (!strcmp(s, "# kcmp-matrix: guest started")) {
+		log->started = 1;
 	} else if (starts(s, "# ")) {
 		if (last && !last->ok && !last->diag)
 			last->diag = xstrdup(s + 2);

@@ -9,12 +9,15 @@
  *   "# text" after a "not ok"              that test's diagnostic (the first one)
  *   "# kcmp-matrix kernel: REL VERSION"    which kernel the guest booted
  *   "# kcmp-matrix observed: k=v ..."      what the guest saw: a state per observable name
+ *   "# kcmp-matrix: guest started"         the guest runs: the kernel booted it (the guest
+ *                                          drains this line to the console before its
+ *                                          first call that could hang)
  *   "# kcmp-matrix: powering off"          the guest finished
  *   "Linux version ..."                    the kernel's banner
  *   a crash line                           the first one is kept (a line holding one of
  *                                          marks->crash: a panic, an oops, ...)
- *   a warning line                         the first one from the banner to the power-off
- *                                          line is kept (one of marks->warning: WARNING:,
+ *   a warning line                         the first one from the banner to the console's
+ *                                          end is kept (one of marks->warning: WARNING:,
  *                                          BUG:, UBSAN:, ...; the guest's own lines never
  *                                          count)
  * Which lines are crashes and warnings is data (matrix/arches.conf), not code. The parser is
@@ -55,6 +58,7 @@ struct ktap_log {
 	char *observed_state[KTAP_MAX_OBSERVED];
 	char *crash;		/* first crash line */
 	char *warning;		/* first warning line of the kernel's run */
+	int started;		/* "# kcmp-matrix: guest started" seen */
 	int powered_off;
 };
 

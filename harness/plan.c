@@ -208,9 +208,14 @@ void plan_free(struct plan *p)
 	*p = (struct plan){ 0 };
 }
 
-int cell_ok(const struct cell *c)
+int cell_status_ok(const struct cell *c)
 {
 	return c->status == CELL_PASS || c->status == CELL_XFAIL || c->status == CELL_CONFIG_OK;
+}
+
+int cell_ok(const struct cell *c)
+{
+	return cell_status_ok(c) && !c->flaky;
 }
 
 static const char *const status_names[] = {

@@ -77,12 +77,13 @@ int main(void)
 {
 	int want = guest_yes_no("KCMPM_EXPECT_membarrier", "works", "enosys");
 	int want_rseq = guest_yes_no("KCMPM_EXPECT_rseq", "works", "enosys");
-	int rseq = have_rseq();
 	struct guest_call query;
 	char word[32];
+	int rseq;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("KTAP version 1\n1..%d\n", NTESTS);
+	guest_start(NTESTS);
+	rseq = have_rseq();
 	guest_identity(test_names[T_kernel_identity]);
 	query = sys_membarrier(MEMBARRIER_CMD_QUERY, 0);
 	guest_presence(test_names[T_membarrier_present], want,

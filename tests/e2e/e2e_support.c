@@ -367,22 +367,24 @@ char *results_file(const struct run *r, const char *name)
 }
 
 /* A kcmp() that answers right but, as its command line says (kcmpm_mutant=), panics at its
- * first call, WARNs on every KCMP_FILE call, or neither; with no word it tosses a coin once per
- * boot (about half of its boots panic), which the test forces through tests/fakes/qemu-append:
- * each side is seen every run. */
+ * first call, WARNs on every KCMP_FILE call, sleeps for ever in its first call (hang), or none
+ * of these; with no word it tosses a coin once per boot (about half of its boots panic), which
+ * the test forces through tests/fakes/qemu-append: each side is seen every run. */
 const struct edit health_edits[] = {
 	{ "kernel/kcmp.c", "SYSCALL_DEFINE5(kcmp, pid_t, pid1, pid_t, pid2, int, type,\n",
 	  "/* kcmp-matrix e2e test: a kcmp() that panics or warns */\n"
 	  "static int kcmpm_mutant = -1;\n"
 	  "static int __init kcmpm_mutant_setup(char *s)\n{\n"
-	  "\tkcmpm_mutant = !strcmp(s, \"panic\") ? 1 : !strcmp(s, \"warn\") ? 2 : 0;\n"
+	  "\tkcmpm_mutant = !strcmp(s, \"panic\") ? 1 : !strcmp(s, \"warn\") ? 2 :\n"
+	  "\t\t       !strcmp(s, \"hang\") ? 3 : 0;\n"
 	  "\treturn 1;\n}\n__setup(\"kcmpm_mutant=\", kcmpm_mutant_setup);\n\n"
 	  "SYSCALL_DEFINE5(kcmp, pid_t, pid1, pid_t, pid2, int, type,\n" },
 	{ "kernel/kcmp.c", "\tstruct task_struct *task1, *task2;\n\tint ret;\n\n",
 	  "\tstruct task_struct *task1, *task2;\n\tint ret;\n\n"
 	  "\tif (kcmpm_mutant < 0)\n\t\tkcmpm_mutant = get_random_u32() & 1;\n"
 	  "\tif (kcmpm_mutant == 1)\n\t\tpanic(\"kcmp-matrix e2e mutant: a bad boot\");\n"
-	  "\tWARN(kcmpm_mutant == 2 && type == KCMP_FILE, \"kcmp-matrix e2e mutant\");\n" },
+	  "\tWARN(kcmpm_mutant == 2 && type == KCMP_FILE, \"kcmp-matrix e2e mutant\");\n"
+	  "\twhile (kcmpm_mutant == 3)\n\t\tschedule_timeout_uninterruptible(HZ);\n" },
 	{ 0 } };
 
 int main(int argc, char **argv)

@@ -246,6 +246,52 @@ TEST(e2e_arches_build_at_once_within_the_jobs)
 	CHECK(!met && alone);
 }
 
+/* The x86_64 v3 VIA_EXPERT cell of a v3 kernel with edits (a series in scratch/patches-<name>):
+ * its run in *r, which must fail, and its matrix.tsv line (free it). */
+static char *mutant_cell(const char *name, const struct edit *edits, struct run *r)
+{
+	char *series = xasprintf("patches-%s", name);
+	char *patches = mutant_series("kernel-patch", series, "v3", edits);
+	const char *args[] = { "--patches", patches, "--arch", "x86_64", "--only", VIA_EXPERT, NULL };
+	char *line;
+
+	*r = harness_run(name, args);
+	line = cell_line(r, "x86_64", VIA_EXPERT);
+	CHECK(r->status == 1);
+	free(patches);
+	free(series);
+	return line;
+}
+
+/* A mutant's reason (its matrix.tsv line) names each check of named (" name") and none of
+ * spared (" name" then ';', ':' or a tab). */
+static void expect_names(const char *line, const char *const *named, size_t nnamed,
+			 const char *const *spared, size_t nspared)
+{
+	for (size_t i = 0; i < nnamed; i++) {
+		char *want = xasprintf(" %s", named[i]);
+
+		if (!line || !strstr(line, want))
+			printf("# the mutant's reason does not name %s\n", named[i]);
+		CHECK(line && strstr(line, want));
+		free(want);
+	}
+	for (size_t i = 0; i < nspared; i++) {
+		static const char after[] = ";:\t";
+		int named_it = 0;
+
+		for (int k = 0; k < 3 && line; k++) {
+			char *want = xasprintf(" %s%c", spared[i], after[k]);
+
+			named_it |= strstr(line, want) != NULL;
+			free(want);
+		}
+		if (named_it)
+			printf("# the mutant's reason names %s, which it should spare\n", spared[i]);
+		CHECK(!named_it);
+	}
+}
+
 TEST(e2e_broken_kernel_fails_observed_layer)
 {
 	char *patches = broken_series();
@@ -306,28 +352,17 @@ TEST(e2e_mutant_kernel_fails_each_resource_check)
 		"kcmp_sysvsem_clone_sysvsem_child", "kcmp_epoll_tfd_other_file",
 		"kcmp_eperm_pid1_unprivileged", "kcmp_file_across_dup2", "kcmp_file_across_received",
 		"kcmp_file_across_ebadf_idx2", "kcmp_order_file", "kcmp_epoll_tfd_across_other_file" };
-	char *patches = mutant_series("kernel-patch", "patches-mutant", "v3", edits);
-	const char *args[] = { "--patches", patches, "--arch", "x86_64", "--only", VIA_EXPERT, NULL };
-	struct run r = harness_run("mutant-kernel", args);
-	char *line = cell_line(&r, "x86_64", VIA_EXPERT);
+	struct run r;
+	char *line = mutant_cell("mutant-kernel", edits, &r);
 
-	CHECK(r.status == 1);
 	/* presence is right: the observed layer agrees, only the guest's checks fail */
 	expect_cell(&r, "x86_64", VIA_EXPERT, "FAIL\tworks\tworks\tworks\tyynny\tguest: not ok ");
-	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
-		char *want = xasprintf(" %s", named[i]);
-
-		if (!line || !strstr(line, want))
-			printf("# the mutant's reason does not name %s\n", named[i]);
-		CHECK(line && strstr(line, want));
-		free(want);
-	}
+	expect_names(line, named, sizeof(named) / sizeof(named[0]), NULL, 0);
 	CHECK(line && !strstr(line, "kcmp_vm_forked_child") && !strstr(line, "kcmp_file_dup"));
 	if (line)
 		printf("# %s\n", line);
 	free(line);
 	run_free(&r);
-	free(patches);
 }
 
 /* Runs the health mutant's cell with the command line words first (first boot) and later
@@ -336,8 +371,10 @@ static struct run health_run(const char *name, const char *patches, const char *
 			     const char *later)
 {
 	char *state = xasprintf("%s/%s.state", scratch, name);
+	/* 30 s: a boot of this cell takes a few; a hung one must not cost the default 60 */
 	const char *args[] = { "--patches", patches, "--arch", "x86_64", "--only", VIA_EXPERT,
-			       "--qemu", "tests/fakes/qemu-append", "--force", "boot", NULL };
+			       "--qemu", "tests/fakes/qemu-append", "--force", "boot",
+			       "--boot-timeout", "30", NULL };
 	struct run r;
 
 	unlink(state);
@@ -354,8 +391,9 @@ static struct run health_run(const char *name, const char *patches, const char *
 	return r;
 }
 
-/* A kernel that crashes or warns never passes: a panic on the first boot is BOOT_FAIL even
- * though the retry (the default one) would pass, and is not booted again; a WARNING with every
+/* A kernel that crashes, warns or hangs never passes: a panic on the first boot is BOOT_FAIL
+ * even though the retry (the default one) would pass, and is not booted again; so is a hang
+ * after the guest started (TIMEOUT); a WARNING with every
  * answer right is KERNEL_WARN naming the line; the same kernel with neither passes (so the
  * two failures are the kernel's faults, not the test's). A known warning declared in xfail is
  * XFAIL, and covers nothing else: the panic stays BOOT_FAIL. */
@@ -386,6 +424,16 @@ TEST(e2e_kernel_that_crashes_or_warns_never_passes)
 	CHECK(!strstr(r.out, "booting again") && !strstr(r.out, "FLAKY"));
 	run_free(&r);
 
+	/* a first kcmp() that never returns on one boot: the guest had started, so the hang is
+	 * the kernel's, TIMEOUT on that boot, not retried into a flaky pass */
+	r = health_run("health-hang", patches, "kcmpm_mutant=hang", "kcmpm_mutant=none");
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", VIA_EXPERT, "TIMEOUT\t-\t-\t-\tyynny\tthe kernel hung the guest "
+		    "after ok 1 kernel_identity: it started, then did not power off within the boot "
+		    "timeout after 30 s");
+	CHECK(!strstr(r.out, "booting again") && !strstr(r.out, "FLAKY"));
+	run_free(&r);
+
 	CHECK(write_file_atomic(xfail, decl, sizeof(decl) - 1) == 0);
 	r = health_run("health-warn-known", patches, "kcmpm_mutant=warn", "kcmpm_mutant=warn");
 	CHECK(r.status == 0);
@@ -399,4 +447,61 @@ TEST(e2e_kernel_that_crashes_or_warns_never_passes)
 	run_free(&r);
 	free(xfail);
 	free(patches);
+}
+
+/* A kcmp() wrong on the paths its users take, each wrongness in a branch of its own so none
+ * hides another (one kernel, so make test builds one): KCMP_FILE refused to callers without
+ * CAP_SYS_ADMIN (what Mesa and systemd are), a missing pid1 taken for the caller, a thread's
+ * tid refused as pid2, the EPERM path leaving both tasks' exec locks held, the ptrace check on
+ * the fs uid instead of the real one, KCMP_FILE keeping a reference to the file it compared,
+ * any file taken for an epoll instance (ENOENT instead of EINVAL), and epoll delivering no
+ * event for a pipe that became readable. Root's calls all answer right, so the old guest passed
+ * this kernel; the cell must FAIL naming each check, and only those. */
+TEST(e2e_mutant_kernel_fails_each_user_path_check)
+{
+	static const struct edit edits[] = {
+		{ "kernel/kcmp.c", "\ttask1 = find_task_by_vpid(pid1);\n\ttask2 = find_task_by_vpid(pid2);\n",
+		  "\ttask1 = find_task_by_vpid(pid1) ?: current;\n\ttask2 = find_task_by_vpid(pid2);\n"
+		  "\tif (task2 && !thread_group_leader(task2))\n\t\ttask2 = NULL;\n" },
+		{ "kernel/kcmp.c", "if (!ptrace_may_access(task1, PTRACE_MODE_READ_REALCREDS) ||\n"
+		  "\t    !ptrace_may_access(task2, PTRACE_MODE_READ_REALCREDS)) {\n"
+		  "\t\tret = -EPERM;\n\t\tgoto err_unlock;",
+		  "if (!ptrace_may_access(task1, PTRACE_MODE_READ_FSCREDS) ||\n"
+		  "\t    !ptrace_may_access(task2, PTRACE_MODE_READ_FSCREDS)) {\n"
+		  "\t\tret = -EPERM;\n\t\tgoto err;" },
+		{ "kernel/kcmp.c", "\t\tstruct file *filp1, *filp2;\n\n",
+		  "\t\tstruct file *filp1, *filp2;\n\n"
+		  "\t\tif (!capable(CAP_SYS_ADMIN)) {\n\t\t\tret = -EPERM;\n\t\t\tbreak;\n\t\t}\n" },
+		{ "kernel/kcmp.c", "\t\tif (filp1 && filp2)\n\t\t\tret = kcmp_ptr(filp1, filp2, KCMP_FILE);",
+		  "\t\tif (filp1 && filp2)\n\t\t\tret = kcmp_ptr(get_file(filp1), filp2, KCMP_FILE);" },
+		{ "fs/eventpoll.c", "\tif (!is_file_epoll(file))\n\t\treturn ERR_PTR(-EINVAL);",
+		  "\tif (!is_file_epoll(file))\n\t\treturn ERR_PTR(-ENOENT);" },
+		{ "fs/eventpoll.c", "\tif (pollflags && !(pollflags & epi->event.events))\n",
+		  "\tif (pollflags && (pollflags & epi->event.events))\n" },
+		{ 0 } };
+	/* the checks each wrongness fails */
+	static const char *const named[] = {
+		"epoll_present", "kcmp_esrch_pid1_missing", "kcmp_thread_id_as_pid2",
+		"kcmp_epoll_tfd_einval_efd_regular_file", "kcmp_epoll_tfd_einval_efd_pipe",
+		"kcmp_user_file_dup", "kcmp_user_file_other_open", "kcmp_user_file_across_child_dup2",
+		"kcmp_user_file_across_received", "kcmp_realuid_same_real_uid",
+		"kcmp_realuid_other_uid_eperm", "kcmp_exec_after_eperm", "kcmp_file_released" };
+	/* and the checks they must leave alone */
+	static const char *const spared[] = {
+		"kcmp_file_dup", "kcmp_esrch_pid2_missing", "kcmp_esrch_both_missing",
+		"kcmp_thread_id_as_pid1", "kcmp_exec_after_esrch", "kcmp_exec_after_ebadf",
+		"kcmp_exec_after_einval", "kcmp_exec_after_efault", "kcmp_epoll_tfd_file_released",
+		"kcmp_user_vm_sharing_child", "kcmp_user_epoll_tfd", "kcmp_eperm_pid1_unprivileged" };
+	struct run r;
+	char *line = mutant_cell("user-path-mutant", edits, &r);
+
+	/* kcmp and epoll_tfd as predicted; epoll observed as what it is: there, but deaf */
+	expect_cell(&r, "x86_64", VIA_EXPERT, "FAIL\tworks\tno-event\tworks\tyynny\tobserved: "
+		    "epoll=no-event, but the resolved config implies epoll=works");
+	expect_names(line, named, sizeof(named) / sizeof(named[0]), spared,
+		     sizeof(spared) / sizeof(spared[0]));
+	if (line)
+		printf("# %s\n", line);
+	free(line);
+	run_free(&r);
 }

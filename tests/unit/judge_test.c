@@ -349,8 +349,68 @@ TEST(judge_xfail_covers_its_kind_only)
 		free_cell(&c);
 		judge_variant_boots("v1", 1, &passing_log_ptr, &out, "yynny", &c, NULL);
 		CHECK(c.status == CELL_XPASS);
+		CHECK_CONTAINS(c.reason, "xfail:2: v1 calls");
 		free_cell(&c);
 	}
+	/* every declaration for the cell is tried: the second one covers its warning */
+	{
+		char *text = xasprintf("Linux version 6.1.192 #1 kcmpm-0123456789abcdef\n"
+				       "[ 1.5] WARNING: CPU: 0 PID: 1 at kernel/kcmp.c:140 x\n%s",
+				       strstr(passing_log, "KTAP"));
+		const char *texts[] = { text };
+		const struct boot_outcome *out = &clean_exit;
+
+		judge_variant_boots("v1", 1, texts, &out, "yynny", &c, NULL);
+		CHECK(c.status == CELL_XFAIL);
+		CHECK_CONTAINS(c.reason, "known: a second declaration for the same cells");
+		free_cell(&c);
+		free(text);
+	}
+	/* and a failure neither declares names both */
+	judge_variant_boots("v1", 0, NULL, NULL, "yynny", &c, "kernel/fork.c:1:1: error: other");
+	CHECK_CONTAINS(c.reason, "xfail:2 declares (build:get_epoll_tfile_raw_ptr)");
+	CHECK_CONTAINS(c.reason, "xfail:3 declares (warning:kernel/kcmp.c)");
+	free_cell(&c);
+}
+
+/* A boot that timed out after the guest announced its start is the kernel's hang: TIMEOUT
+ * naming the last result, and never retried; one that timed out before the guest started is
+ * the machine's noise, retried. A pass after a retry is flaky, and not ok for the exit status. */
+TEST(judge_hang_after_the_guest_started_is_the_kernels)
+{
+	const struct boot_outcome timed_out = { .timed_out = 1, .status = 137 };
+	static const char hung[] = "Linux version 6.1.192 #1 kcmpm-0123456789abcdef\n"
+				   "KTAP version 1\n1..2\n# kcmp-matrix: guest started\n"
+				   "ok 1 kernel_identity\n";
+	static const char hung_early[] = "Linux version 6.1.192 #1 kcmpm-0123456789abcdef\n"
+					 "KTAP version 1\n1..2\n# kcmp-matrix: guest started\n";
+	static const char stalled[] = "Linux version 6.1.192 #1 kcmpm-0123456789abcdef\n"
+				      "[ 0.5] clocksource: Switched to clocksource tsc\n";
+	struct boot_attempt a = { .outcome = timed_out };
+	const char *texts[] = { stalled, passing_log };
+	const struct boot_outcome *outs[] = { &timed_out, &clean_exit };
+	struct cell c;
+
+	judge_text(hung, "yynny", &c, &timed_out, NULL);
+	CHECK(c.status == CELL_TIMEOUT);
+	CHECK_STR(c.reason, "the kernel hung the guest after ok 1 kernel_identity: it started, "
+		  "then did not power off within the boot timeout");
+	free_cell(&c);
+	judge_text(hung_early, "yynny", &c, &timed_out, NULL);
+	CHECK(c.status == CELL_TIMEOUT);
+	CHECK_CONTAINS(c.reason, "the kernel hung the guest before its first result");
+	free_cell(&c);
+	load_matrix();
+	ktap_parse(hung, strlen(hung), &m.arch[0].marks, &a.log);
+	CHECK(!judge_boot_retryable(&a));
+	ktap_free(&a.log);
+	ktap_parse(stalled, strlen(stalled), &m.arch[0].marks, &a.log);
+	CHECK(judge_boot_retryable(&a));
+	ktap_free(&a.log);
+	judge_variant_boots("v3", 2, texts, outs, "yynny", &c, NULL);
+	CHECK(c.status == CELL_PASS && c.flaky);
+	CHECK(!cell_ok(&c) && cell_status_ok(&c));
+	free_cell(&c);
 }
 
 /* A make the machine killed is ERROR, not the kernel's BUILD_FAIL, and not xfail's either. */

@@ -1,8 +1,10 @@
 /* The console parser, on real serial logs and on hand-made broken ones. */
 #include "check.h"
 #include "ktap.h"
+#include "matrix.h"
 #include "util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* Crash and warning lines as matrix/arches.conf gives some of them. */
@@ -141,8 +143,8 @@ TEST(ktap_crash_lines)
 	ktap_free(&log);
 }
 
-/* A warning counts from the kernel's banner to the guest's power-off, from kernel lines only:
- * the firmware's lines before, the kernel's during power-off and the guest's own do not. */
+/* A warning counts from the kernel's banner to the console's end, from kernel lines only: the
+ * firmware's lines before and the guest's own do not, the kernel's during power-off do. */
 TEST(ktap_warning_lines)
 {
 	struct ktap_log log;
@@ -159,7 +161,7 @@ TEST(ktap_warning_lines)
 	ktap_free(&log);
 	parse_str("WARNING: before the banner\nLinux version 6.1\n# kcmp-matrix: powering off\n"
 		  "[    2.0] WARNING: CPU: 0 PID: 1 at kernel/reboot.c:1 during power-off\n", &log);
-	CHECK(log.warning == NULL);
+	CHECK_STR(log.warning, "WARNING: CPU: 0 PID: 1 at kernel/reboot.c:1 during power-off");
 	ktap_free(&log);
 }
 
@@ -192,4 +194,47 @@ TEST(ktap_garbage_does_not_crash)
 	ktap_parse("", 0, &marks, &log);
 	CHECK(log.ntest == 0 && log.plan == -1);
 	ktap_free(&log);
+}
+
+/* Every oops header of x86 and arm64 is a crash with the real arches.conf, whether or not it
+ * says "Oops": the die counter " [#1]" is common to them all. */
+TEST(ktap_every_oops_header_is_a_crash)
+{
+	static const char *const headers[] = {
+		"Oops: 0002 [#1] PREEMPT SMP NOPTI",
+		"invalid opcode: 0000 [#1] PREEMPT SMP NOPTI",
+		"divide error: 0000 [#1] PREEMPT SMP NOPTI",
+		"general protection fault, probably for non-canonical address 0xdead: 0000 [#1] SMP",
+		"stack segment: 0000 [#1] SMP",
+		"double fault: 0000 [#1] SMP",
+		"Internal error: Oops - BUG: 00000000f2000800 [#1] PREEMPT SMP",
+		"Internal error: Oops - Undefined instruction: 0000000002000000 [#1] SMP",
+		NULL };
+	struct matrix real = { 0 };
+	char err[512] = "";
+
+	CHECK(matrix_load("matrix", "kernel-patch", &real, err, sizeof(err)) == 0);
+	CHECK_STR(err, "");
+	for (int a = 0; a < real.narch; a++)
+		for (int i = 0; headers[i]; i++) {
+			char *text = xasprintf("Linux version 6.1\n[    3.1] %s\n", headers[i]);
+			struct ktap_log log;
+
+			ktap_parse(text, strlen(text), &real.arch[a].marks, &log);
+			if (!log.crash)
+				printf("# %s: not a crash: %s\n", real.arch[a].name, headers[i]);
+			CHECK_STR(log.crash, headers[i]);
+			ktap_free(&log);
+			free(text);
+		}
+	/* and a line with brackets but no die counter is none */
+	for (int a = 0; a < real.narch; a++) {
+		static const char line[] = "Linux version 6.1\n[    0.000000] BIOS-e820: [mem 0x0-0x9fbff] usable\n";
+		struct ktap_log log;
+
+		ktap_parse(line, sizeof(line) - 1, &real.arch[a].marks, &log);
+		CHECK(log.crash == NULL);
+		ktap_free(&log);
+	}
+	matrix_free(&real);
 }

@@ -1,6 +1,7 @@
 /* Loading the matrix description, and what a broken one says. */
 #define _GNU_SOURCE
 #include "check.h"
+#include "conf.h"
 #include "matrix.h"
 #include "util.h"
 
@@ -64,7 +65,8 @@ TEST(matrix_xfail_declares_a_kind)
 	{
 		const struct variant *v = &m.variant[matrix_variant_index(&m, "v1")];
 
-		CHECK(v->nxfail == 1 && v->xfail[0].kind == XFAIL_BUILD);
+		CHECK(v->nxfail == 2 && v->xfail[0].kind == XFAIL_BUILD &&
+		      v->xfail[1].kind == XFAIL_WARNING);
 		CHECK_STR(v->xfail[0].match, "get_epoll_tfile_raw_ptr");
 		CHECK_CONTAINS(v->xfail[0].reason, "v1 calls get_epoll_tfile_raw_ptr()");
 	}
@@ -300,4 +302,20 @@ TEST(harness_never_starts_a_shell)
 	if (d)
 		closedir(d);
 	CHECK(files > 10);
+}
+
+/* '#' starts a comment; "\#" is a '#' of the line (arches.conf's crash mark "[\#"). */
+TEST(conf_escaped_hash_is_not_a_comment)
+{
+	struct conf_file cf;
+	char err[256] = "";
+
+	CHECK(conf_parse("t.conf", "format 1\ncrash [\\# a # the comment\nx a\\#b\\#c # d\n", &cf,
+			 err, sizeof(err)) == 0);
+	CHECK(cf.nline == 3 && cf.line[1].nword == 3);
+	CHECK_STR(cf.line[1].word[1], "[#");
+	CHECK_STR(cf.line[1].word[2], "a");
+	CHECK(cf.line[2].nword == 2);
+	CHECK_STR(cf.line[2].word[1], "a#b#c");
+	conf_free(&cf);
 }
