@@ -12,6 +12,8 @@
  *     its prediction;
  *   - the guest's start, announced and drained to the console before its first system call
  *     that could hang, so that a hang after it is the kernel's, never the machine's;
+ *   - the kernel's own selftest, where the question has one: run after the guest's checks,
+ *     its output as diagnostics, its verdict one more observed word (guest_selftest);
  *   - the lines the harness reads: "# kcmp-matrix: guest started",
  *     "# kcmp-matrix kernel: <release> <version>",
  *     "# kcmp-matrix observed: name=state ..." and "# kcmp-matrix: powering off";
@@ -23,12 +25,15 @@
 #define KCMPM_GUEST_KTAP_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/reboot.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -40,11 +45,38 @@ struct guest_call {
 
 static int guest_test_no;
 
-/* The KTAP header and the start line, then tcdrain(): the serial port has sent them before the
- * guest makes a call that could hang, so a console that stops after this line shows a kernel
- * that stopped answering, and one without it a boot that never reached the guest. */
+/* The guest's own console (arches.conf's guest-channel: a second serial port or a virtio
+ * console), which the harness packs as this node: the guest's KTAP goes there, apart from the
+ * kernel's log, so that no kernel line can garble or pass for a guest line. */
+#define GUEST_CHANNEL "/dev/kcmpm-guest"
+
+/* Makes the guest's own channel its stdout, where there is one (the node exists): 0, or -1
+ * with errno when the node is there but cannot be opened (then the harness, which reads the
+ * channel only, sees no KTAP: the boot fails). */
+static inline int guest_channel(void)
+{
+	int fd = open(GUEST_CHANNEL, O_WRONLY | O_NOCTTY);
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	fflush(stdout);
+	if (dup2(fd, STDOUT_FILENO) != STDOUT_FILENO) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* The KTAP header and the start line, on the guest's channel, then tcdrain(): the port has
+ * sent them before the guest makes a call that could hang, so a boot that stops after this
+ * line shows a kernel that stopped answering, and one without it a boot that never reached
+ * the guest. */
 static inline void guest_start(int planned)
 {
+	if (guest_channel())
+		printf("# kcmp-matrix: cannot open the guest channel %s: %s\n", GUEST_CHANNEL,
+		       strerror(errno));
 	printf("KTAP version 1\n1..%d\n# kcmp-matrix: guest started\n", planned);
 	fflush(stdout);
 	tcdrain(STDOUT_FILENO);	/* ENOTTY when stdout is no terminal: nothing to wait for */
@@ -146,6 +178,65 @@ static inline void guest_describe(char *buf, size_t len, struct guest_call c, co
 		snprintf(buf, len, "errno-%d", c.err);
 }
 
+/* The kernel's own selftest (/selftest, which the harness packs beside the guest where the
+ * question names one), run when the harness says KCMPM_SELFTEST=run: in a scratch folder (it may
+ * create files), its output printed as "# selftest: <line>" diagnostics, so that its TAP is
+ * never taken for the guest's, and its verdict written to word: "pass" (kselftest's
+ * "# Totals:" line with some pass, no fail and no error, and exit 0), "skip" (exit 4,
+ * KSFT_SKIP), "fail" (anything else), or "not-run". */
+static inline void guest_selftest(char *word, size_t len)
+{
+	const char *want = getenv("KCMPM_SELFTEST");
+	int p[2], status = -1, totals = 0, pass = 0, fail = 0, xfail = 0, xpass = 0, skip = 0;
+	int error = 0;
+	char line[512];
+	pid_t pid;
+	FILE *f;
+
+	snprintf(word, len, "not-run");
+	if (!want || strcmp(want, "run"))
+		return;
+	snprintf(word, len, "fail");
+	if (access("/selftest", X_OK) || pipe(p)) {
+		printf("# selftest: cannot run /selftest: %s\n", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], STDOUT_FILENO);
+		dup2(p[1], STDERR_FILENO);
+		close(p[0]);
+		close(p[1]);
+		if (mkdir("/selftest.d", 0755) && errno != EEXIST)
+			_exit(126);
+		if (chdir("/selftest.d"))
+			_exit(126);
+		execl("/selftest", "/selftest", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	f = pid > 0 ? fdopen(p[0], "r") : NULL;
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = 0;
+		printf("# selftest: %s\n", line);
+		if (sscanf(line, "# Totals: pass:%d fail:%d xfail:%d xpass:%d skip:%d error:%d", &pass,
+			   &fail, &xfail, &xpass, &skip, &error) == 6)
+			totals = 1;
+	}
+	if (f)
+		fclose(f);
+	else
+		close(p[0]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	printf("# selftest: exit status %#x\n", status);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 4)
+		snprintf(word, len, "skip");
+	else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && totals && pass > 0 && !fail &&
+		 !error && !xpass)
+		snprintf(word, len, "pass");
+}
+
 /* The end of every guest: says if the plan was not met, then powers the guest off. */
 static inline int guest_finish(int planned)
 {
@@ -153,6 +244,7 @@ static inline int guest_finish(int planned)
 		printf("# kcmp-matrix: ran %d tests, planned %d\n", guest_test_no, planned);
 	printf("# kcmp-matrix: powering off\n");
 	fflush(stdout);
+	tcdrain(STDOUT_FILENO);	/* every line sent before the machine goes */
 	sync();
 	reboot(RB_AUTOBOOT);
 	printf("# kcmp-matrix: reboot() failed: %s\n", strerror(errno));

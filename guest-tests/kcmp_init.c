@@ -22,9 +22,11 @@
  *
  * Besides the KTAP results, two diagnostic lines carry facts for the harness:
  *   # kcmp-matrix kernel: <release> <version>
- *   # kcmp-matrix observed: kcmp=<works|enosys|errno-N> epoll=<...> epoll_tfd=<works|eopnotsupp|enosys|errno-N>
+ *   # kcmp-matrix observed: kcmp=<works|enosys|errno-N> epoll=<...> epoll_tfd=<works|eopnotsupp|enosys|errno-N> selftest=<...>
  * one name=state word per observable the rules declare; the harness judges each. epoll "works"
- * only when it delivers an event.
+ * only when it delivers an event. selftest is the verdict of the kernel's own kcmp test
+ * (KCMPM_SELFTEST=run: tools/testing/selftests/kcmp/kcmp_test.c of the tree, run after the
+ * checks; guest_selftest), a second opinion the harness compares with the guest's.
  *
  * Run as `/init --kcmpm-exec-probe` (by a child of its own, never by the kernel), it exits 0 at
  * once: the checks that the tasks of a kcmp() call can still exec afterwards run it.
@@ -1299,7 +1301,7 @@ int main(int argc, char **argv)
 		.epoll = guest_yes_no("KCMPM_EXPECT_epoll", "works", "enosys"),
 		.sysvipc = guest_yes_no("KCMPM_CONFIG_SYSVIPC", "y", "n"),
 	};
-	char kcmp_word[32], epoll_word[32], tfd_word[32];
+	char kcmp_word[32], epoll_word[32], tfd_word[32], selftest_word[16];
 	struct epoll_tfd_calls tfd;
 	struct peer peer = { .pid = -1, .hold = -1 };
 	struct guest_call probe, delivered;
@@ -1357,13 +1359,14 @@ int main(int argc, char **argv)
 		skip_tests(T_kcmp_children_started, NTESTS - 1, "kcmp", "enosys", "kcmp() absent");
 	}
 
+	guest_selftest(selftest_word, sizeof(selftest_word));
 	guest_describe(kcmp_word, sizeof(kcmp_word), probe, "works", 0, NULL);
 	if (delivered.ret == -2)
 		snprintf(epoll_word, sizeof(epoll_word), "no-event");
 	else
 		guest_describe(epoll_word, sizeof(epoll_word), delivered, "works", 0, NULL);
 	guest_describe(tfd_word, sizeof(tfd_word), tfd.same, "works", EOPNOTSUPP, "eopnotsupp");
-	printf("# kcmp-matrix observed: kcmp=%s epoll=%s epoll_tfd=%s\n", kcmp_word, epoll_word,
-	       tfd_word);
+	printf("# kcmp-matrix observed: kcmp=%s epoll=%s epoll_tfd=%s selftest=%s\n", kcmp_word,
+	       epoll_word, tfd_word, selftest_word);
 	return guest_finish(NTESTS);
 }

@@ -7,6 +7,9 @@
 
 struct arch_tools {
 	char *initramfs;		/* the guest, packed; NULL for an arch the run does not use */
+	char *guest_init;		/* the guest program it packs (guest_prepare_selftest packs it
+					 * again beside a tree's selftest) */
+	char *cc_version;		/* the arch's compiler's --version line */
 	char guest_hash[17];		/* of the initramfs */
 	char toolchain[17];		/* of the compiler's version and the make program */
 	char emulator[17];		/* of QEMU's version and the QEMU program */

@@ -1,5 +1,7 @@
 /* boot: one guest boot in QEMU. The guest has no network (-nic none), no host files (only
- * -kernel and -initrd), and its serial console is the only output, captured to a log file.
+ * -kernel and -initrd), and two outputs: the kernel's serial console, captured to a log file,
+ * and, where the arch has one (arches.conf's guest-channel), the guest's own console, a file
+ * QEMU writes, where the guest writes its KTAP.
  * Its expectations travel on the kernel command line (see guest-tests/kcmp_init.c).
  */
 #ifndef KCMPM_BOOT_H
@@ -14,6 +16,9 @@ struct boot_req {
 	const char *initramfs;
 	char *const *guest_args;	/* KEY=value words for the guest, NULL-terminated */
 	const char *log_path;		/* serial console (and QEMU's own messages) */
+	const char *guest_log;		/* where the arch's guest channel goes (a file QEMU writes);
+					 * NULL: no channel (a shell's boot). QEMU runs in its
+					 * directory, so every other path must be absolute */
 	const char *cmd_path;		/* where the command line is recorded for reproducing */
 	double timeout;
 };
@@ -24,9 +29,9 @@ struct boot_outcome {
 	double seconds;
 };
 
-/* argv for QEMU; its strings belong to r and to *cmdline. The caller frees the vector and
- * *cmdline. */
-const char **boot_argv(const struct boot_req *r, char **cmdline);
+/* argv for QEMU; its strings belong to r, *cmdline and *chardev. The caller frees the vector,
+ * *cmdline and *chardev. */
+const char **boot_argv(const struct boot_req *r, char **cmdline, char **chardev);
 /* The QEMU command line a boot runs, as one quoted line (caller frees). */
 char *boot_command(const struct boot_req *r);
 

@@ -17,8 +17,10 @@
 
 /* The guest's expectations, as words for the kernel command line (free each), which the kernel
  * hands to the guest as its environment: KCMPM_ID=<the kernel's tag> first, then
- * KCMPM_EXPECT_<observable>=<predicted state> for each observable and
- * KCMPM_CONFIG_<SYMBOL>=<y|m|n> for each guest-config symbol, from the cell's final config. */
+ * KCMPM_EXPECT_<observable>=<predicted state> for each observable,
+ * KCMPM_CONFIG_<SYMBOL>=<y|m|n> for each guest-config symbol, from the cell's final config,
+ * and, when the question has a selftest, KCMPM_SELFTEST=run where the prediction meets its
+ * needs, else skip. */
 static void guest_args(const struct group *g, const struct cell *c,
 		       char *args[MAX_GUEST_ARGS])
 {
@@ -33,6 +35,9 @@ static void guest_args(const struct group *g, const struct cell *c,
 
 		args[n++] = xasprintf("KCMPM_CONFIG_%s=%c", g->m->guest_config[k], v ? v : 'n');
 	}
+	if (g->m->selftest_src)
+		args[n++] = xasprintf("KCMPM_SELFTEST=%s",
+				      plan_selftest_runs(g->m, c) ? "run" : "skip");
 	args[n] = NULL;
 	free(config);
 	free(path);
@@ -51,42 +56,86 @@ static void boots_free(struct boots *b)
 	b->n = 0;
 }
 
-/* Reads a boot's console into the next attempt. */
-static void add_attempt(const struct group *g, struct boots *b, const char *log_path,
-			const struct boot_outcome *out)
+/* The files boot k of n leaves in the cell's directory: its console, then, where the arch has
+ * one, its guest channel (NULL-terminated; free_strings). */
+static char **attempt_files(const struct group *g, int k, int n)
 {
-	size_t len = 0;
-	char *text = read_file(log_path, &len);
-	struct boot_attempt *a = &b->attempt[b->n++];
+	char **files = xcalloc(3, sizeof(*files));
 
-	a->outcome = *out;
-	ktap_parse(text ? text : "", text ? len : 0, &g->m->arch[g->arch].marks, &a->log);
-	free(text);
+	files[0] = plan_console_name(k, n);
+	if (g->m->arch[g->arch].channel != CHANNEL_NONE)
+		files[1] = plan_guest_log_name(k, n);
+	return files;
 }
 
-/* Earlier boots' consoles go, so the cell's directory shows this run's boots only. */
+/* Reads boot k of n (its files in dir) into the next attempt: with a guest channel, the kernel's
+ * lines from the console and the guest's from the channel alone. */
+static void add_attempt(const struct group *g, struct boots *b, const char *dir, int k, int n,
+			const struct boot_outcome *out)
+{
+	char **files = attempt_files(g, k, n), *text[2] = { NULL, NULL };
+	const struct console_marks *marks = &g->m->arch[g->arch].marks;
+	struct boot_attempt *a = &b->attempt[b->n++];
+	size_t len[2] = { 0, 0 };
+
+	for (int i = 0; files[i]; i++) {
+		char *path = xasprintf("%s/%s", dir, files[i]);
+
+		text[i] = read_file(path, &len[i]);
+		free(path);
+	}
+	a->outcome = *out;
+	if (files[1])
+		ktap_parse_split(text[0] ? text[0] : "", len[0], text[1] ? text[1] : "", len[1],
+				 marks, &a->log);
+	else
+		ktap_parse(text[0] ? text[0] : "", len[0], marks, &a->log);
+	free(text[0]);
+	free(text[1]);
+	free_strings(files);
+}
+
+/* Earlier boots' consoles and channels go, so the cell's directory shows this run's boots
+ * only. */
 static void remove_attempt_logs(const char *dir)
 {
 	for (int k = 1; k <= MAX_BOOT_ATTEMPTS; k++) {
-		char *name = plan_console_name(k, 0), *path = xasprintf("%s/%s", dir, name);
+		char *names[] = { plan_console_name(k, 0), plan_guest_log_name(k, 0) };
 
-		unlink(path);
-		free(path);
-		free(name);
+		for (int i = 0; i < 2; i++) {
+			char *path = xasprintf("%s/%s", dir, names[i]);
+
+			unlink(path);
+			free(path);
+			free(names[i]);
+		}
 	}
 }
 
 /* The boots' cache entry: each attempt's outcome line ("status timed_out seconds"), then its
- * console as serial.attempt-<k>.log, the last one as serial.log. The key names the format, so
+ * console as serial.attempt-<k>.log, the last one as serial.log, and its guest channel beside
+ * it (guest.attempt-<k>.log, guest.log) where the arch has one. The key names the format, so
  * an entry of another layout is a miss, never misread. Boots whose last one was the machine's
  * noise (judge_boot_retryable) are never kept: the next run boots again. */
 static void boot_key(const struct group *g, const struct cell *c, const struct boot_req *req,
 		     char key[17])
 {
-	char *line = boot_command(req), timeout[32], retries[16];
-	const char *parts[] = { "boots 2", c->config_tag, g->tools->guest_hash, g->tools->emulator,
-				line, timeout, retries, NULL };
+	/* the channel's file is in the cell's directory: named the same for every results
+	 * directory, so their boots share the entry */
+	struct boot_req same = *req;
+	char *line, timeout[32], retries[16];
+	const char *parts[8];
 
+	same.guest_log = req->guest_log ? "guest.log" : NULL;
+	line = boot_command(&same);
+	parts[0] = "boots 3";
+	parts[1] = c->config_tag;
+	parts[2] = g->ab->guest_hash;
+	parts[3] = g->tools->emulator;
+	parts[4] = line;
+	parts[5] = timeout;
+	parts[6] = retries;
+	parts[7] = NULL;
 	/* the kernel's path names its tag, so the command line is enough of a key */
 	snprintf(timeout, sizeof(timeout), "%g", req->timeout);
 	snprintf(retries, sizeof(retries), "%d", g->o->boot_retries);
@@ -113,18 +162,21 @@ static int reuse_boots(struct group *g, const struct cell *c, const char *key, s
 	}
 	free(outcome);
 	for (int k = 1; k <= n; k++) {
-		char *name = plan_console_name(k, n);
-		char *cached = cache_file(g->o->cache_dir, "boots", key, name);
-		char *dest = xasprintf("%s/%s", c->dir, name);
-		int failed = copy_file(cached, dest);
+		char **files = attempt_files(g, k, n);
+		int failed = 0;
 
-		if (!failed)
-			add_attempt(g, b, dest, &out[k - 1]);
-		free(dest);
-		free(cached);
-		free(name);
+		for (int i = 0; files[i] && !failed; i++) {
+			char *cached = cache_file(g->o->cache_dir, "boots", key, files[i]);
+			char *dest = xasprintf("%s/%s", c->dir, files[i]);
+
+			failed = copy_file(cached, dest);
+			free(dest);
+			free(cached);
+		}
+		free_strings(files);
 		if (failed)
 			break;
+		add_attempt(g, b, c->dir, k, n, &out[k - 1]);
 	}
 	/* an entry from before noise was kept out is never trusted: booted again */
 	if (b->n == n && n && !judge_boot_retryable(&b->attempt[n - 1]))
@@ -147,14 +199,18 @@ static void store_boots(struct group *g, const struct cell *c, const char *key,
 	cache_begin(&g->cache, "boots", key);
 	for (int k = 1; k <= b->n && !failed; k++) {
 		const struct boot_outcome *o = &b->attempt[k - 1].outcome;
-		char *name = plan_console_name(k, b->n), *from = xasprintf("%s/%s", c->dir, name);
-		char *to = cache_file(g->o->cache_dir, "boots", key, name);
+		char **files = attempt_files(g, k, b->n);
 
-		failed = copy_file(from, to);
+		for (int i = 0; files[i] && !failed; i++) {
+			char *from = xasprintf("%s/%s", c->dir, files[i]);
+			char *to = cache_file(g->o->cache_dir, "boots", key, files[i]);
+
+			failed = copy_file(from, to);
+			free(to);
+			free(from);
+		}
+		free_strings(files);
 		sb_printf(&outcome, "%d %d %.3f\n", o->status, o->timed_out, o->seconds);
-		free(to);
-		free(from);
-		free(name);
 	}
 	if (!failed)
 		cache_put_text(&g->cache, "boots", key, "outcome", outcome.s);
@@ -177,8 +233,27 @@ static int boot_in_slot(struct group *g, const struct boot_req *req, struct boot
 	return rc;
 }
 
+/* Keeps boot k's files (serial.log, guest.log) as those of an earlier attempt
+ * (serial.attempt-<k>.log, ...) before the next boot. */
+static void keep_attempt(const struct group *g, const struct cell *c, int k)
+{
+	char **now = attempt_files(g, 1, 1), **kept = attempt_files(g, k, 0);
+
+	for (int i = 0; now[i]; i++) {
+		char *from = xasprintf("%s/%s", c->dir, now[i]), *to = xasprintf("%s/%s", c->dir, kept[i]);
+
+		if (rename(from, to))
+			warn("cannot keep '%s' as '%s':", from, to);
+		free(to);
+		free(from);
+	}
+	free_strings(kept);
+	free_strings(now);
+}
+
 /* Boots the kernel until a boot is not the machine's noise (judge_boot_retryable) or the
- * retries are spent; each earlier attempt's console stays as serial.attempt-<k>.log. */
+ * retries are spent; each earlier attempt's console stays as serial.attempt-<k>.log (and its
+ * channel as guest.attempt-<k>.log). */
 static int boot_afresh(struct group *g, struct cell *c, struct boot_req *req, struct boots *b,
 		       char *err, size_t errlen)
 {
@@ -193,21 +268,19 @@ static int boot_afresh(struct group *g, struct cell *c, struct boot_req *req, st
 		rc = boot_in_slot(g, req, &out, err, errlen);
 		if (rc)
 			break;
-		add_attempt(g, b, req->log_path, &out);
+		/* a QEMU that never opened the channel (a fake, or one that died first) left no
+		 * file: an empty one says so, and the boot's files are always a pair */
+		if (req->guest_log && !path_exists(req->guest_log) &&
+		    write_file_atomic(req->guest_log, "", 0))
+			warn("cannot write '%s':", req->guest_log);
+		add_attempt(g, b, c->dir, 1, 1, &out);
 		if (!judge_boot_retryable(&b->attempt[b->n - 1]) || k > g->o->boot_retries ||
 		    b->n == MAX_BOOT_ATTEMPTS)
 			break;
-		{
-			char *name = plan_console_name(k, 0), *kept = xasprintf("%s/%s", c->dir, name);
-
-			if (rename(req->log_path, kept))
-				warn("cannot keep '%s' as '%s':", req->log_path, kept);
-			progress_line(g->pg, 0, "%s %s %s: boot %d timed out before the guest started, "
-				      "with no crash or warning (the machine's noise); booting again", g->m->arch[c->arch].name,
-				      g->m->variant[c->variant].name, combo, k);
-			free(kept);
-			free(name);
-		}
+		keep_attempt(g, c, k);
+		progress_line(g->pg, 0, "%s %s %s: boot %d timed out before the guest started, with "
+			      "no crash or warning (the machine's noise); booting again",
+			      g->m->arch[c->arch].name, g->m->variant[c->variant].name, combo, k);
 	}
 	free(combo);
 	return rc;
@@ -219,11 +292,15 @@ int boot_cell(struct group *g, struct cell *c, const char *kernel, char *err,
 {
 	char *args[MAX_GUEST_ARGS];
 	char *log_path = xasprintf("%s/serial.log", c->dir);
+	char *guest_log = xasprintf("%s/guest.log", c->dir);
 	char *cmd_path = xasprintf("%s/qemu.cmd", c->dir), *line, key[17];
 	const struct arch *a = &g->m->arch[c->arch];
-	struct boot_req req = { .arch = a, .qemu = g->o->qemu, .kernel = kernel,
-				.initramfs = g->tools->initramfs, .guest_args = args,
-				.log_path = log_path, .cmd_path = cmd_path,
+	/* QEMU runs in the cell's directory (boot.h): every path it is given is absolute */
+	char *kernel_abs = absolute_path(kernel), *initramfs_abs = absolute_path(g->ab->initramfs);
+	char *qemu_abs = g->o->qemu && strchr(g->o->qemu, '/') ? absolute_path(g->o->qemu) : NULL;
+	struct boot_req req = { .arch = a, .qemu = qemu_abs ? qemu_abs : g->o->qemu,
+				.kernel = kernel_abs, .initramfs = initramfs_abs, .guest_args = args,
+				.log_path = log_path, .guest_log = guest_log, .cmd_path = cmd_path,
 				.timeout = g->o->boot_timeout > 0 ? g->o->boot_timeout
 								  : a->boot_timeout };
 	struct boots b = { 0 };
@@ -261,7 +338,11 @@ int boot_cell(struct group *g, struct cell *c, const char *kernel, char *err,
 	for (int i = 0; args[i]; i++)
 		free(args[i]);
 	free(log_path);
+	free(guest_log);
 	free(cmd_path);
+	free(kernel_abs);
+	free(initramfs_abs);
+	free(qemu_abs);
 	return rc;
 }
 
@@ -269,16 +350,19 @@ void boot_record_by_hand(const struct group *g, struct cell *c)
 {
 	const struct arch *a = &g->m->arch[c->arch];
 	char *dir = plan_by_hand_dir(g->m, c), *kernel = xasprintf("%s/%s", dir, a->image);
+	char *guest_log = xasprintf("%s/guest.log", dir);
 	char *args[MAX_GUEST_ARGS];
 
 	guest_args(g, c, args);
 	free(c->by_hand_qemu);
 	c->by_hand_qemu = boot_command(&(struct boot_req){ .arch = a, .qemu = g->o->qemu,
 							  .kernel = kernel,
-							  .initramfs = g->tools->initramfs,
-							  .guest_args = args });
+							  .initramfs = g->ab->initramfs,
+							  .guest_args = args,
+							  .guest_log = guest_log });
 	for (int i = 0; args[i]; i++)
 		free(args[i]);
+	free(guest_log);
 	free(kernel);
 	free(dir);
 }

@@ -9,7 +9,7 @@
 
 #include "stage.h"
 
-enum { MAX_GUEST_ARGS = 1 + MAX_OBSERVABLES + MAX_GUEST_CONFIG + 1, MAX_BOOT_ATTEMPTS = 8 };
+enum { MAX_GUEST_ARGS = 1 + MAX_OBSERVABLES + MAX_GUEST_CONFIG + 1 + 1, MAX_BOOT_ATTEMPTS = 8 };
 
 /* Records in the cell the QEMU line that boots its kernel by hand, built as
  * build_record_by_hand says (reproducer.h). */

@@ -24,11 +24,24 @@ static char *source_dir(const char *src)
 	return slash ? xasprintf("%.*s", (int)(slash - src), src) : xstrdup(".");
 }
 
-/* What the guest binary is made from, hashed: the compiler command and version, the C
- * library it links in statically (its path, size and mtime), and every file of the source's
- * folder, which holds the guest's headers and test list. */
-static void guest_key(const char *const *argv, const char *cc_version, const char *src_dir,
-		      const char *dir, char hex[17])
+/* Hashes the file at path (its name and content; a missing file hashes as its name). */
+static void digest_file(struct digest *h, const char *path)
+{
+	size_t len;
+	char *text = read_file(path, &len);
+
+	digest_add_string(h, path);
+	if (text)
+		digest_add(h, text, len);
+	free(text);
+}
+
+/* What a static program is made from, hashed: the compiler command and version, the C
+ * library it links in statically (its path, size and mtime), every file of the source's
+ * folder (the guest's headers and test list), and the extra files (NULL-terminated; NULL:
+ * none) it includes from elsewhere. */
+static void program_key(const char *const *argv, const char *cc_version, const char *src_dir,
+			const char *const *extra, const char *dir, char hex[17])
 {
 	const char *libc_argv[] = { argv[0], "-print-file-name=libc.a", NULL };
 	char *log = xasprintf("%s/libc.log", dir), *libc = spawn_first_line(libc_argv, log);
@@ -49,36 +62,31 @@ static void guest_key(const char *const *argv, const char *cc_version, const cha
 		digest_add_string(&h, id);
 	}
 	if (glob(pattern, 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc; i++) {
-			size_t len;
-			char *text = read_file(g.gl_pathv[i], &len);
-
-			digest_add_string(&h, g.gl_pathv[i]);
-			if (text)
-				digest_add(&h, text, len);
-			free(text);
-		}
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			digest_file(&h, g.gl_pathv[i]);
 		globfree(&g);
 	}
+	for (int i = 0; extra && extra[i]; i++)
+		digest_file(&h, extra[i]);
 	digest_tag(&h, hex);
 	free(log);
 	free(libc);
 	free(pattern);
 }
 
-/* Compiles the guest unless dir/init was compiled from the same inputs (dir/init.key).
- * Returns 0, or -1 with why in err. */
-static int compile_guest(const struct arch *a, const char *const *argv, const char *init,
-			 const char *cc_version, const char *src_dir, const char *dir, char *err,
-			 size_t errlen)
+/* Compiles a static program (argv names out) unless out was compiled from the same inputs
+ * (out.key); what names the program in messages. Returns 0, or -1 with why in err. */
+static int compile_program(const struct arch *a, const char *const *argv, const char *out,
+			   const char *what, const char *cc_version, const char *src_dir,
+			   const char *const *extra, const char *dir, char *err, size_t errlen)
 {
-	char *log = xasprintf("%s/compile.log", dir), *key_path = xasprintf("%s/init.key", dir);
+	char *log = xasprintf("%s/compile.log", dir), *key_path = xasprintf("%s.key", out);
 	char key[17], *have = read_file(key_path, NULL);
 	struct spawn_result res;
 	int rc = -1;
 
-	guest_key(argv, cc_version, src_dir, dir, key);
-	if (have && !strcmp(have, key) && path_exists(init)) {
+	program_key(argv, cc_version, src_dir, extra, dir, key);
+	if (have && !strcmp(have, key) && path_exists(out)) {
 		rc = 0;
 		goto out;
 	}
@@ -94,8 +102,8 @@ static int compile_guest(const struct arch *a, const char *const *argv, const ch
 		char *text = read_file(log, NULL), first[512], *pkgs = matrix_arch_packages(a);
 
 		build_first_error(text ? text : "", "", first, sizeof(first));
-		snprintf(err, errlen, "arch %s: '%s' cannot compile and statically link the guest "
-			 "(%s); install: apt-get install %s (full log: %s)", a->name, argv[0], first,
+		snprintf(err, errlen, "arch %s: '%s' cannot compile and statically link %s (%s); "
+			 "install: apt-get install %s (full log: %s)", a->name, argv[0], what, first,
 			 pkgs, log);
 		free(pkgs);
 		free(text);
@@ -111,6 +119,17 @@ out:
 	return rc;
 }
 
+/* The arch's guest channel as a device node of the initramfs, /dev/kcmpm-guest, which the
+ * guest opens for its KTAP (guest_ktap.h); none for an arch without one. */
+static void channel_node(const struct arch *a, struct initramfs_file nodes[2])
+{
+	nodes[0] = (struct initramfs_file){ .path = "dev/kcmpm-guest", .chardev = 1,
+					    .major = a->channel_major, .minor = a->channel_minor };
+	nodes[1] = (struct initramfs_file){ 0 };
+	if (a->channel == CHANNEL_NONE)
+		nodes[0] = nodes[1];
+}
+
 char *guest_prepare(const struct arch *a, const char *src, const char *cc_version,
 		    const char *dir, char *err, size_t errlen)
 {
@@ -121,14 +140,18 @@ char *guest_prepare(const struct arch *a, const char *src, const char *cc_versio
 	/* the guest's test list lives beside it, and the shared guest headers include it */
 	const char *argv[] = { cc, "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-iquote",
 			       src_dir, "-o", init, src, NULL };
+	const char *paths[] = { "init", NULL }, *programs[] = { init, NULL };
+	struct initramfs_file nodes[2];
 
 	if (mkdir_p(dir)) {
 		snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
 		goto fail;
 	}
-	if (compile_guest(a, argv, init, cc_version, src_dir, dir, err, errlen))
+	if (compile_program(a, argv, init, "the guest", cc_version, src_dir, NULL, dir, err,
+			    errlen))
 		goto fail;
-	if (initramfs_write(init, cpio)) {
+	channel_node(a, nodes);
+	if (initramfs_write_files(paths, programs, nodes, cpio)) {
 		snprintf(err, errlen, "cannot write initramfs '%s': %s", cpio, strerror(errno));
 		goto fail;
 	}
@@ -237,5 +260,46 @@ fail:
 	free(path);
 	free(text);
 	free_strings(tests);
+	return NULL;
+}
+
+char *guest_prepare_selftest(const struct arch *a, const char *init, const char *tree_path,
+			     const char *src, const char *cc_version, const char *dir, char *err,
+			     size_t errlen)
+{
+	char *cc = xasprintf("%sgcc", a->cross_compile), *path = xasprintf("%s/%s", tree_path, src);
+	char *prog = xasprintf("%s/selftest", dir), *cpio = xasprintf("%s/initramfs.cpio", dir);
+	char *src_dir = source_dir(path), *parent = source_dir(src_dir);
+	/* kselftests include "../kselftest.h" (and friends) from their parent folder */
+	char *shared = xasprintf("%s/kselftest.h", parent);
+	const char *const extra[] = { shared, NULL };
+	const char *argv[] = { cc, "-static", "-O2", "-o", prog, path, NULL };
+	const char *paths[] = { "init", "selftest", NULL }, *programs[] = { init, prog, NULL };
+	struct initramfs_file nodes[2];
+	char what[600];
+	int ok = 0;
+
+	snprintf(what, sizeof(what), "the kernel's selftest %s", src);
+	if (mkdir_p(dir))
+		snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
+	else if (!path_exists(path))
+		snprintf(err, errlen, "the kernel tree '%s' has no selftest '%s' (matrix.conf's "
+			 "selftest line)", tree_path, src);
+	else if (compile_program(a, argv, prog, what, cc_version, src_dir, extra, dir, err,
+				 errlen))
+		;	/* err says why */
+	else if (channel_node(a, nodes), initramfs_write_files(paths, programs, nodes, cpio))
+		snprintf(err, errlen, "cannot write initramfs '%s': %s", cpio, strerror(errno));
+	else
+		ok = 1;
+	free(shared);
+	free(parent);
+	free(src_dir);
+	free(prog);
+	free(path);
+	free(cc);
+	if (ok)
+		return cpio;
+	free(cpio);
 	return NULL;
 }

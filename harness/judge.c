@@ -159,15 +159,26 @@ static int skip_predicted(const struct judging *j, const char *why)
  * state that made the test moot, and it must be the predicted one. */
 static void check_skips(struct judging *j, const struct ktap_log *log)
 {
+	const struct ktap_test *first = NULL;
+	int n = 0;
+
 	for (int i = 0; i < log->ntest; i++) {
 		const struct ktap_test *t = &log->test[i];
 
 		if (!t->skip || !t->ok || skip_predicted(j, t->skip_why ? t->skip_why : ""))
 			continue;
-		j->c->status = CELL_FAIL;
-		add_reason(j, "guest: ok %d %s # SKIP %s, which the prediction does not imply",
-			   t->number, t->name, t->skip_why ? t->skip_why : "");
+		if (!n++)
+			first = t;
 	}
+	if (!first)
+		return;
+	/* the first in full, the rest counted: a guest that skips its whole list for one wrong
+	 * reason would fill the reason with the same words */
+	j->c->status = CELL_FAIL;
+	add_reason(j, "guest: ok %d %s # SKIP %s, which the prediction does not imply", first->number,
+		   first->name, first->skip_why ? first->skip_why : "");
+	if (n > 1)
+		add_reason(j, "and %d more skips it does not imply", n - 1);
 }
 
 /* The first failed test with its diagnostic, then the names of the others, so one reason
@@ -189,6 +200,32 @@ static void check_tests(struct judging *j, const struct ktap_log *log)
 					   log->test[i].number, log->test[i].name);
 			j->failed_tests++;
 		}
+}
+
+/* The kernel's own selftest, a second opinion (matrix.conf's selftest line): where the
+ * prediction meets its needs it must say pass, elsewhere it is not run. Where it and the guest's
+ * checks disagree, the reason says so. */
+static void check_selftest(struct judging *j, const struct ktap_log *log)
+{
+	const struct matrix *m = j->in->m;
+	struct cell *c = j->c;
+	const char *seen = ktap_observed(log, "selftest");
+	const char *want = plan_selftest_runs(m, c) ? "pass" : "not-run";
+
+	if (!m->selftest_src)
+		return;
+	if (!seen) {
+		c->status = CELL_FAIL;
+		add_reason(j, "selftest: the guest did not report the verdict of %s",
+			   m->selftest_src);
+	} else if (strcmp(seen, want)) {
+		c->status = CELL_FAIL;
+		add_reason(j, "selftest: %s says %s, expected %s%s", m->selftest_src, seen, want,
+			   j->failed_tests ? "" : "; the guest's checks passed: the two disagree");
+	} else if (!strcmp(want, "pass") && j->failed_tests) {
+		add_reason(j, "selftest: %s passed where the guest's checks failed: the two "
+			   "disagree", m->selftest_src);
+	}
 }
 
 /* The kernel's banner and the guest's word must both name the tag the kernel was built with. */
@@ -263,6 +300,7 @@ static void judge_boot(struct judging *j, const struct boot_attempt *a)
 		check_plan(j, log);
 		check_skips(j, log);
 		check_tests(j, log);
+		check_selftest(j, log);
 	}
 	if (j->warning && !j->c->config_mismatch)
 		j->c->status = CELL_KERNEL_WARN;
@@ -299,6 +337,8 @@ static void judge_boots(struct judging *j)
 	}
 	free(c->booted);
 	c->booted = dup_or_null(log->kernel);
+	free(c->selftest);
+	c->selftest = in->m->selftest_src ? dup_or_null(ktap_observed(log, "selftest")) : NULL;
 	judge_boot(j, &in->attempt[k]);
 	if (in->nattempt > 1 && c->status != CELL_PASS)
 		add_reason(j, "on boot %d of %d", k + 1, in->nattempt);

@@ -127,15 +127,24 @@ static int guest_line(const char *s)
 	       starts(s, "1..");
 }
 
-static void parse_line(struct ktap_log *log, const struct console_marks *marks, const char *s)
+/* Which lines of a text are read: the kernel's (banner, crashes, warnings), the guest's (KTAP
+ * and its diagnostics), or both, as on a console the two share. */
+enum { KERNEL_LINES = 1, GUEST_LINES = 2 };
+
+static void parse_kernel(struct ktap_log *log, const struct console_marks *marks, const char *s)
 {
 	const char *body = after_timestamp(s);
-	struct ktap_test *last = log->ntest ? &log->test[log->ntest - 1] : NULL;
 
 	if (starts(body, "Linux version "))
 		keep_first(&log->banner, body);
 	if (!guest_line(s))
 		parse_kernel_line(log, marks, body);
+}
+
+static void parse_guest(struct ktap_log *log, const char *s)
+{
+	struct ktap_test *last = log->ntest ? &log->test[log->ntest - 1] : NULL;
+
 	if (starts(s, "KTAP version ")) {
 		log->versions++;
 	} else if (starts(s, "1..")) {
@@ -160,12 +169,12 @@ static void parse_line(struct ktap_log *log, const struct console_marks *marks, 
 	}
 }
 
-void ktap_parse(const char *text, size_t len, const struct console_marks *marks,
-		struct ktap_log *log)
+/* Each line of text, read for what says (KERNEL_LINES, GUEST_LINES). */
+static void parse_lines(const char *text, size_t len, const struct console_marks *marks, int what,
+			struct ktap_log *log)
 {
 	size_t i = 0;
 
-	*log = (struct ktap_log){ .plan = -1 };
 	while (i < len) {
 		size_t j = i, n;
 		char *line;
@@ -179,10 +188,28 @@ void ktap_parse(const char *text, size_t len, const struct console_marks *marks,
 		memcpy(line, text + i, n);
 		line[n] = 0;
 		/* A NUL byte from a garbled console ends the line early; that is fine. */
-		parse_line(log, marks, line);
+		if (what & KERNEL_LINES)
+			parse_kernel(log, marks, line);
+		if (what & GUEST_LINES)
+			parse_guest(log, line);
 		free(line);
 		i = j + 1;
 	}
+}
+
+void ktap_parse(const char *text, size_t len, const struct console_marks *marks,
+		struct ktap_log *log)
+{
+	*log = (struct ktap_log){ .plan = -1 };
+	parse_lines(text, len, marks, KERNEL_LINES | GUEST_LINES, log);
+}
+
+void ktap_parse_split(const char *console, size_t console_len, const char *guest,
+		      size_t guest_len, const struct console_marks *marks, struct ktap_log *log)
+{
+	*log = (struct ktap_log){ .plan = -1, .split = 1 };
+	parse_lines(console, console_len, marks, KERNEL_LINES, log);
+	parse_lines(guest, guest_len, marks, GUEST_LINES, log);
 }
 
 void ktap_free(struct ktap_log *log)
@@ -207,7 +234,8 @@ void ktap_free(struct ktap_log *log)
 const char *ktap_problem(const struct ktap_log *log, char *buf, size_t len)
 {
 	if (log->versions == 0)
-		snprintf(buf, len, "no KTAP output from the guest");
+		snprintf(buf, len, "no KTAP output from the guest%s",
+			 log->split ? " on its own channel" : "");
 	else if (log->versions > 1)
 		snprintf(buf, len, "KTAP header seen %d times: the guest started more than once",
 			 log->versions);

@@ -1,7 +1,7 @@
 /* ktap: the parser for a guest's serial console. Pure: text in, results out, no I/O.
  *
  * The console holds kernel messages and the guest's KTAP (Documentation/dev-tools/ktap.rst)
- * interleaved. Unknown lines are ignored, a trailing '\r' is dropped, and so are kernel
+ * interleaved, unless the guest has a channel of its own (ktap_parse_split). Unknown lines are ignored, a trailing '\r' is dropped, and so are kernel
  * timestamps in front of crash messages. What counts:
  *   "KTAP version 1"                       the start (a second one is an error)
  *   "1..N"                                 the plan
@@ -59,13 +59,20 @@ struct ktap_log {
 	char *crash;		/* first crash line */
 	char *warning;		/* first warning line of the kernel's run */
 	int started;		/* "# kcmp-matrix: guest started" seen */
+	int split;		/* read from the guest's own channel (ktap_parse_split) */
 	int powered_off;
 };
 
-/* Parses len bytes of console text (need not be NUL-terminated); marks (NULL: none) say which
- * kernel lines are crashes and warnings. */
+/* Parses len bytes of console text (need not be NUL-terminated) that the kernel and the guest
+ * share; marks (NULL: none) say which kernel lines are crashes and warnings. */
 void ktap_parse(const char *text, size_t len, const struct console_marks *marks,
 		struct ktap_log *log);
+/* The same from two texts: the kernel's console, read for the kernel's lines only (banner,
+ * crashes, warnings), and the guest's own channel, read for the guest's lines only (KTAP, its
+ * diagnostics and the kcmp-matrix lines). A kernel line can then neither garble a guest line
+ * nor pass for one. */
+void ktap_parse_split(const char *console, size_t console_len, const char *guest,
+		      size_t guest_len, const struct console_marks *marks, struct ktap_log *log);
 void ktap_free(struct ktap_log *log);
 
 /* Why the log is not a complete, well-formed KTAP run (writes into buf), or NULL if it is. */

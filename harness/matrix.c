@@ -105,6 +105,70 @@ static char **folder_slot(struct matrix *m, const char *kw)
 	return NULL;
 }
 
+/* Is each '/'-separated part of path a plain name (so no "..", nothing a shell would read)? */
+static int plain_path(const char *path)
+{
+	char *copy = xstrdup(path), *save = NULL;
+	int plain = 1;
+
+	for (char *part = strtok_r(copy, "/", &save); part; part = strtok_r(NULL, "/", &save))
+		plain &= plain_name(part);
+	free(copy);
+	return plain;
+}
+
+/* "selftest PATH OBS=STATE ...": a kernel selftest, PATH in the kernel tree, run in the guest
+ * where the prediction has every OBS=STATE named. */
+static int selftest_line(struct matrix *m, const struct conf_line *l, const char *path, char *err,
+			 size_t errlen)
+{
+	const char *src = l->word[1];
+	size_t len = strlen(src);
+
+	if (!plain_path(src) || src[0] == '/' || strstr(src, "//") || len < 3 || strcmp(src + len - 2, ".c")) {
+		snprintf(err, errlen, "%s:%d: selftest '%s' must be a .c file's path inside the kernel "
+			 "tree (e.g. tools/testing/selftests/kcmp/kcmp_test.c)", path, l->lineno, src);
+		return -1;
+	}
+	for (int i = 2; i < l->nword; i++) {
+		char *need = xstrdup(l->word[i]), *eq = strchr(need, '=');
+		int ok = eq && eq != need && eq[1] && (*eq = 0, plain_name(need) && plain_name(eq + 1));
+
+		free(need);
+		if (!ok) {
+			snprintf(err, errlen, "%s:%d: selftest needs OBSERVABLE=STATE words, not '%s'",
+				 path, l->lineno, l->word[i]);
+			return -1;
+		}
+	}
+	free(m->selftest_src);
+	free_strings(m->selftest_needs);
+	m->selftest_src = xstrdup(src);
+	m->selftest_needs = words_from(l, 2);
+	m->selftest_lineno = l->lineno;
+	return 0;
+}
+
+/* Each of the selftest's needs names an observable the rules declare. */
+static int selftest_needs_known(const struct matrix *m, const char *path, char *err,
+				size_t errlen)
+{
+	for (int i = 0; m->selftest_needs && m->selftest_needs[i]; i++) {
+		const char *w = m->selftest_needs[i];
+		size_t n = strcspn(w, "=");
+		int known = 0;
+
+		for (int o = 0; o < m->nobs && !known; o++)
+			known = strlen(m->obs[o]) == n && !strncmp(m->obs[o], w, n);
+		if (!known) {
+			snprintf(err, errlen, "%s:%d: selftest need '%s' names no observable of the "
+				 "rules", path, m->selftest_lineno, w);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int load_matrix_conf(const char *dir, const char *path, struct matrix *m, char ***arches,
 			    char ***variants, char *err, size_t errlen)
 {
@@ -151,6 +215,11 @@ static int load_matrix_conf(const char *dir, const char *path, struct matrix *m,
 			}
 			continue;
 		}
+		if (!strcmp(kw, "selftest")) {	/* a path in the tree, and OBS=STATE words */
+			if (selftest_line(m, l, path, err, errlen))
+				goto fail;
+			continue;
+		}
 		if (unsafe_names(l, path, err, errlen))
 			goto fail;
 		if (!strcmp(kw, "symbols")) {
@@ -192,7 +261,7 @@ static int load_matrix_conf(const char *dir, const char *path, struct matrix *m,
 			m->guest_config = words_from(l, 1);
 		} else {
 			snprintf(err, errlen, "%s:%d: unknown key '%s' (expected tree, symbols, "
-				 "arches, variants, base, build-order, build-split, guest-config, guest, "
+				 "arches, variants, base, build-order, build-split, guest-config, selftest, guest, "
 				 "patches, "
 				 "arches-file, host-file or base-dir)", path, l->lineno, kw);
 			goto fail;
@@ -274,6 +343,33 @@ static int is_console_mark(const struct conf_line *l)
 }
 
 /* Sets one attribute of an arch from an indented line. */
+/* "guest-channel KIND MAJOR:MINOR": how QEMU gives the guest its own console (serial: a second
+ * serial port; virtio-mmio: a virtio console) and the device's numbers in the guest. */
+static int guest_channel(struct arch *a, const struct conf_line *l, const char *where, char *err,
+			 size_t errlen)
+{
+	static const struct { const char *name; enum guest_channel kind; } kinds[] = {
+		{ "serial", CHANNEL_SERIAL }, { "virtio-mmio", CHANNEL_VIRTIO_MMIO },
+	};
+	unsigned major, minor;
+	char tail;
+
+	a->channel = CHANNEL_NONE;
+	for (size_t i = 0; l->nword == 3 && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(l->word[1], kinds[i].name))
+			a->channel = kinds[i].kind;
+	if (a->channel == CHANNEL_NONE ||
+	    sscanf(l->word[2], "%u:%u%c", &major, &minor, &tail) != 2 || major > 4095 ||
+	    minor > 1048575) {
+		snprintf(err, errlen, "%s: expected 'guest-channel serial|virtio-mmio MAJOR:MINOR' "
+			 "(the device's numbers in the guest, e.g. 4:65 for ttyS1)", where);
+		return -1;
+	}
+	a->channel_major = major;
+	a->channel_minor = minor;
+	return 0;
+}
+
 static int arch_attribute(struct arch *a, const struct conf_line *l, const char *where, char *err,
 			  size_t errlen)
 {
@@ -299,6 +395,8 @@ static int arch_attribute(struct arch *a, const struct conf_line *l, const char 
 		}
 		return 0;
 	}
+	if (!strcmp(kw, "guest-channel"))
+		return guest_channel(a, l, where, err, errlen);
 	if (l->nword != 2) {
 		snprintf(err, errlen, "%s: '%s' takes exactly one value", where, kw);
 		return -1;
@@ -542,7 +640,7 @@ int matrix_load(const char *dir, const char *patch_root, struct matrix *m, char 
 		if (load_xfail(m, var, err, errlen))
 			goto out;
 	}
-	if (same_observables(m, err, errlen))
+	if (same_observables(m, err, errlen) || selftest_needs_known(m, path, err, errlen))
 		goto out;
 	if (!m->base)
 		m->base = xcalloc(1, sizeof(*m->base));
@@ -609,6 +707,8 @@ void matrix_free(struct matrix *m)
 	free(m->variant);
 	free_strings(m->base);
 	free_strings(m->guest_config);
+	free(m->selftest_src);
+	free_strings(m->selftest_needs);
 	free(m->guest_src);
 	free(m->patch_root);
 	free(m->base_dir);

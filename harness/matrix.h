@@ -33,6 +33,15 @@ struct tree_decl {
 	char *path;		/* the tree's top; NULL until known */
 };
 
+/* How QEMU gives the guest a console of its own, apart from the kernel's (arches.conf's
+ * guest-channel): a second serial port, or a virtio console on virtio-mmio (machines with no
+ * second UART, like arm64's virt). */
+enum guest_channel {
+	CHANNEL_NONE,		/* the guest writes its KTAP to the kernel's console */
+	CHANNEL_SERIAL,
+	CHANNEL_VIRTIO_MMIO,
+};
+
 struct arch {
 	char *name;
 	char *kernel_arch;	/* ARCH= */
@@ -45,6 +54,8 @@ struct arch {
 	double boot_timeout;
 	double build_timeout;	/* seconds one kernel build may take */
 	char **packages;	/* Debian packages of its compiler, C library and QEMU; NULL-terminated */
+	enum guest_channel channel;	/* the guest's own console for its KTAP (guest-channel) */
+	unsigned channel_major, channel_minor;	/* its device in the guest */
 	struct console_marks marks;	/* the console lines that are a crash or a kernel
 					 * warning: arches.conf's lines for every arch, then its own */
 };
@@ -115,6 +126,11 @@ struct matrix {
 	char **guest_config;		/* symbols whose value each guest is told (matrix.conf's
 					 * guest-config line), NULL-terminated */
 	char *guest_src;		/* the guest test's source (guest) */
+	char *selftest_src;		/* the kernel's own test of the question, a path in the
+					 * tree (selftest); NULL: none */
+	char **selftest_needs;		/* OBS=STATE words the prediction must hold for it to
+					 * run, NULL-terminated */
+	int selftest_lineno;
 	char *patch_root;		/* the variants' series live in patch_root/<variant>/ */
 	char *base_dir;			/* base fragments: base_dir/<name>.config, <arch>.config */
 	char *arches_file, *host_file;	/* arches.conf and host.conf */

@@ -198,6 +198,7 @@ void plan_free(struct plan *p)
 		for (int k = 0; k < MAX_OBSERVABLES; k++)
 			free(c->observed[k]);
 		free(c->booted);
+		free(c->selftest);
 		free(c->modules);
 		free(c->dir);
 		free(c->by_hand_make);
@@ -206,6 +207,24 @@ void plan_free(struct plan *p)
 	free(p->cell);
 	free(p->combo);
 	*p = (struct plan){ 0 };
+}
+
+int plan_selftest_runs(const struct matrix *m, const struct cell *c)
+{
+	if (!m->selftest_src)
+		return 0;
+	for (int i = 0; m->selftest_needs[i]; i++) {
+		const char *need = m->selftest_needs[i], *eq = strchr(need, '=');
+		int met = 0;
+
+		for (int o = 0; o < m->nobs && !met; o++)
+			met = strlen(m->obs[o]) == (size_t)(eq - need) &&
+			      !strncmp(m->obs[o], need, (size_t)(eq - need)) &&
+			      !strcmp(c->predicted.observe[o], eq + 1);
+		if (!met)
+			return 0;
+	}
+	return 1;
 }
 
 int cell_status_ok(const struct cell *c)
@@ -255,6 +274,11 @@ char *plan_cell_path(const struct matrix *m, const struct cell *c)
 char *plan_console_name(int k, int n)
 {
 	return k == n ? xstrdup("serial.log") : xasprintf("serial.attempt-%d.log", k);
+}
+
+char *plan_guest_log_name(int k, int n)
+{
+	return k == n ? xstrdup("guest.log") : xasprintf("guest.attempt-%d.log", k);
 }
 
 void plan_shard(struct plan *p, int k, int n)

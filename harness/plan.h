@@ -52,6 +52,9 @@ struct cell {
 	char *observed[MAX_OBSERVABLES]; /* the guest's state of each of the matrix's observables
 					  * (m->obs), NULL where it never said */
 	char *booted;			/* the kernel the guest reported */
+	char *selftest;			/* the kernel selftest's verdict as the guest reported it
+					 * (pass, fail, skip, not-run); NULL: no selftest, or no
+					 * word from the guest */
 	enum cell_status status;
 	char reason[1024];
 	char *dir;			/* this cell's directory under results/ */
@@ -100,6 +103,10 @@ int cell_ok(const struct cell *c);
 /* The status alone (PASS, XFAIL or CONFIG_OK), flaky or not: what make diff compares. */
 int cell_status_ok(const struct cell *c);
 
+/* Does the cell's prediction meet every need of the question's selftest (matrix.conf's
+ * selftest line), so that its guest runs it? 0 when the question has none. */
+int plan_selftest_runs(const struct matrix *m, const struct cell *c);
+
 /* requested values of combination c */
 void plan_combo_values(const struct matrix *m, unsigned combo, char *values);
 /* The combination of these values; -1 when a value is not one its symbol takes. */
@@ -118,6 +125,9 @@ char *plan_cell_path(const struct matrix *m, const struct cell *c);
  * in its boots cache entry): serial.log for the last, serial.attempt-<k>.log for an earlier
  * one (n 0: always that). Caller frees. */
 char *plan_console_name(int k, int n);
+/* The same for the guest's own channel (arches.conf's guest-channel): guest.log, or
+ * guest.attempt-<k>.log. Caller frees. */
+char *plan_guest_log_name(int k, int n);
 /* Where the cell's reproduce.sh builds its kernel by hand: /tmp/kcmpm-repro/<tree>-<variant>-
  * <arch>-<kernel tag>. Caller frees. */
 char *plan_by_hand_dir(const struct matrix *m, const struct cell *c);

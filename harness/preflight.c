@@ -165,11 +165,14 @@ static void check_qemu(const struct arch *a, const char *dir, struct problems *p
 {
 	char *missing = xasprintf("%s/no-such-kernel-%s", dir, a->name);
 	char *log = xasprintf("%s/qemu-%s.log", dir, a->name), *out = NULL, *pkgs;
-	char *none[] = { NULL }, *cmdline;
-	/* the very line a boot runs (boot.c), isolation included, with a kernel that is not there */
+	char *channel = xasprintf("%s/qemu-channel-%s.log", dir, a->name);
+	char *none[] = { NULL }, *cmdline, *chardev;
+	/* the very line a boot runs (boot.c), isolation and the guest's channel device included,
+	 * with a kernel that is not there */
 	const char **argv = boot_argv(&(struct boot_req){ .arch = a, .kernel = missing,
-							  .initramfs = missing, .guest_args = none },
-				      &cmdline);
+							  .initramfs = missing, .guest_args = none,
+							  .guest_log = channel },
+				      &cmdline, &chardev);
 	struct spawn_result res;
 	int started;
 
@@ -196,6 +199,8 @@ static void check_qemu(const struct arch *a, const char *dir, struct problems *p
 	free(out);
 	free(argv);
 	free(cmdline);
+	free(chardev);
+	free(channel);
 	free(log);
 	free(missing);
 }
@@ -233,6 +238,8 @@ static void prepare_arch(const struct preflight_req *r, const struct arch *a,
 	}
 	t->initramfs = guest_prepare(a, o->guest_src, cc_version ? cc_version : "", dir, why,
 				     sizeof(why));
+	t->guest_init = xasprintf("%s/init", dir);
+	t->cc_version = xstrdup(cc_version ? cc_version : "");
 	if (!t->initramfs) {
 		pkgs = matrix_arch_packages(a);
 		problem(pr, pkgs, "%s", why);
@@ -303,7 +310,10 @@ void arch_tools_free(struct arch_tools *tools, int narch)
 {
 	for (int a = 0; a < narch; a++) {
 		free(tools[a].initramfs);
+		free(tools[a].guest_init);
+		free(tools[a].cc_version);
 		free_strings(tools[a].tests);
+		tools[a].guest_init = tools[a].cc_version = NULL;
 		tools[a].initramfs = NULL;
 		tools[a].tests = NULL;
 	}

@@ -404,6 +404,7 @@ static json_t *json_cell(const struct matrix *m, const struct cell *c)
 	char *combo = plan_combo_name(m, c->combo), *dir = plan_cell_path(m, c);
 	const char *predicted[MAX_OBSERVABLES];
 	json_t *o = json_object(), *explain = json_object(), *consoles = json_array();
+	json_t *channels = json_array();
 
 	for (int i = 0; i < m->nobs; i++)
 		predicted[i] = c->predicted.observe[i];
@@ -417,6 +418,13 @@ static json_t *json_cell(const struct matrix *m, const struct cell *c)
 		json_array_append_new(consoles, json_string(path));
 		free(path);
 		free(name);
+		if (m->arch[c->arch].channel != CHANNEL_NONE) {	/* and its guest channel */
+			name = plan_guest_log_name(k, c->attempts);
+			path = xasprintf("%s/%s", dir, name);
+			json_array_append_new(channels, json_string(path));
+			free(path);
+			free(name);
+		}
 	}
 	json_object_set_new(o, "tree", json_string(m->tree[c->tree].name));
 	json_object_set_new(o, "kernel", report_json_text(m->tree[c->tree].version));
@@ -432,11 +440,13 @@ static json_t *json_cell(const struct matrix *m, const struct cell *c)
 	json_object_set_new(o, "config_tag", c->config_tag[0] ? json_string(c->config_tag)
 							      : json_null());
 	json_object_set_new(o, "booted", report_json_text(c->booted));
+	json_object_set_new(o, "selftest", report_json_text(c->selftest));
 	json_object_set_new(o, "status", json_string(cell_status_name(c->status)));
 	json_object_set_new(o, "reason", report_json_text(c->reason));
 	json_object_set_new(o, "dir", json_string(dir));
 	json_object_set_new(o, "boots", json_integer(c->attempts));
 	json_object_set_new(o, "consoles", consoles);
+	json_object_set_new(o, "guest_channels", channels);
 	json_object_set_new(o, "built", json_boolean(c->built));
 	json_object_set_new(o, "flaky", json_boolean(c->flaky));
 	json_object_set_new(o, "modules", json_words(c->modules));
@@ -529,7 +539,8 @@ char *report_tsv(const struct matrix *m, const struct plan *p)
 	sb_printf(&sb, "tree\tarch\tvariant\tcombination\tstatus");
 	for (int i = 0; i < m->nobs; i++)
 		sb_printf(&sb, "\t%s", m->obs[i]);
-	sb_printf(&sb, "\tresolved\treason\tkernel\n");
+	/* the kernel's tag stays last: scripts take it with the line's last tab */
+	sb_printf(&sb, "\tresolved\treason\tselftest\tkernel\n");
 	for (int i = 0; i < p->ncell; i++) {
 		const struct cell *c = &p->cell[i];
 		char *combo = plan_combo_name(m, c->combo);
@@ -547,6 +558,7 @@ char *report_tsv(const struct matrix *m, const struct plan *p)
 			tsv_value(&sb, c->observed[k]);
 		tsv_value(&sb, resolved);
 		tsv_value(&sb, c->reason);
+		tsv_value(&sb, c->selftest);
 		tsv_value(&sb, c->config_tag);
 		sb_add(&sb, "\n", 1);
 		free(combo);

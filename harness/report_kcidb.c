@@ -274,16 +274,19 @@ static void builds(struct kcidb *k, const struct matrix *m, const struct plan *p
 	}
 }
 
-/* The guest's tests of a cell, from its console in the results directory. */
+/* The guest's tests of a cell, from its last boot's files in the results directory: its guest
+ * channel where the arch has one, else its console. */
 static void guest_tests(struct kcidb *k, const struct matrix *m, const struct cell *c,
 			const char *build)
 {
-	char *cell = plan_cell_path(m, c), *path = xasprintf("%s/%s/serial.log", k->dir, cell);
+	int channel = m->arch[c->arch].channel != CHANNEL_NONE;
+	char *cell = plan_cell_path(m, c);
+	char *path = xasprintf("%s/%s/%s", k->dir, cell, channel ? "guest.log" : "serial.log");
 	size_t len = 0;
 	char *text = read_file(path, &len);
 	struct ktap_log log;
 
-	ktap_parse(text ? text : "", text ? len : 0, &m->arch[c->arch].marks, &log);
+	ktap_parse(text ? text : "", text ? len : 0, NULL, &log);
 	for (int t = 0; t < log.ntest; t++) {
 		const struct ktap_test *kt = &log.test[t];
 		char *name, *id, *url;

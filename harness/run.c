@@ -5,6 +5,8 @@
 #include "boot_stage.h"
 #include "build_stage.h"
 #include "config_stage.h"
+#include "digest.h"
+#include "guest.h"
 #include "jobserver.h"
 #include "judge.h"
 #include "arch_tools.h"
@@ -110,6 +112,37 @@ out:
 	return rc;
 }
 
+/* What this tree's kernels boot on this arch: the arch's guest, or, when the question names a
+ * selftest, the guest with the selftest built from this tree beside it. Returns 0, or -1 with
+ * why in r->err. */
+static int guest_for_tree(struct arch_run *r, struct arch_build *ab)
+{
+	const struct matrix *m = r->m;
+	char *guest_dir, *dir, *text;
+	size_t len;
+
+	if (!m->selftest_src) {
+		ab->initramfs = xstrdup(r->tools->initramfs);
+		memcpy(ab->guest_hash, r->tools->guest_hash, sizeof(ab->guest_hash));
+		return 0;
+	}
+	guest_dir = cache_guest_dir(r->o->cache_dir, m->arch[r->a].name);
+	dir = xasprintf("%s/selftest-%s", guest_dir, r->t->tag);
+	progress_doing(r->pg, "%s: the selftest %s of %s", m->arch[r->a].name, m->selftest_src,
+		       r->t->tag);
+	ab->initramfs = guest_prepare_selftest(&m->arch[r->a], r->tools->guest_init, r->t->path,
+					       m->selftest_src, r->tools->cc_version, dir, r->err,
+					       sizeof(r->err));
+	free(dir);
+	free(guest_dir);
+	if (!ab->initramfs)
+		return -1;
+	text = read_file(ab->initramfs, &len);
+	digest_tag_of(text ? text : "", text ? len : 0, ab->guest_hash);
+	free(text);
+	return 0;
+}
+
 /* Every cell of one arch: each variant's configs, then all the arch's distinct kernels in one
  * order through one worktree and the arch's build directories (build_dirs.h), each booted as
  * soon as it is built. Touches nothing another arch's run_arch touches but the plan's cells of
@@ -140,6 +173,8 @@ static int run_arch(struct arch_run *r)
 	ab.syncconfig_off = xcalloc((size_t)m->nvariant, 1);
 	for (int v = 0; v < m->nvariant; v++)
 		ab.syncconfig[v] = (struct spawn_server){ .pid = -1, .fd = -1 };
+	if (!o->config_only && guest_for_tree(r, &ab))
+		goto out;
 	build_dirs_init(&ab.dirs, o->cache_dir, r->t->tag, m->arch[a].name);
 	ab.b.work_dir = cache_work_dir(o->cache_dir, r->t->tag, NULL, m->arch[a].name);
 	/* --config-only builds nothing: the kernels' build directory is not its to empty. */
@@ -180,6 +215,7 @@ out:
 	build_dirs_free(&ab.dirs);
 	free(ab.b.build_dir);
 	free(ab.b.work_dir);
+	free(ab.initramfs);
 	free(jobs);
 	return rc;
 }

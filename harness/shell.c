@@ -51,7 +51,7 @@ int shell_boot(const struct run_opts *o, const struct matrix *m, const struct tr
 	       const struct cell *c, const char *busybox)
 {
 	const struct arch *a = &m->arch[c->arch];
-	char *rdinit[] = { "rdinit=/bin/sh", NULL }, *kernel, *initramfs, *cmdline, *line;
+	char *rdinit[] = { "rdinit=/bin/sh", NULL }, *kernel, *initramfs, *cmdline, *line, *chardev;
 	const char **argv;
 
 	if (!c->built) {
@@ -70,7 +70,7 @@ int shell_boot(const struct run_opts *o, const struct matrix *m, const struct tr
 	struct boot_req req = { .arch = a, .qemu = o->qemu, .kernel = kernel,
 				.initramfs = initramfs, .guest_args = rdinit };
 
-	argv = boot_argv(&req, &cmdline);
+	argv = boot_argv(&req, &cmdline, &chardev);	/* no guest_log: the shell needs no channel */
 	line = spawn_format_argv(argv);
 	fprintf(stderr, "kcmp-matrix: booting %s with a busybox shell on the console; leave with "
 		"'exit' (or Ctrl-A X)\n%s\n", kernel, line);
@@ -79,6 +79,7 @@ int shell_boot(const struct run_opts *o, const struct matrix *m, const struct tr
 	free(line);
 	free(argv);
 	free(cmdline);
+	free(chardev);
 	free(kernel);
 	free(initramfs);
 	return EXIT_HARNESS;

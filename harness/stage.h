@@ -56,6 +56,9 @@ struct arch_build {
 	struct build_dirs dirs;		/* which build directory each kernel is built in */
 	struct build_ctx b;		/* b.build_dir: the one of the kernel being built */
 	int nbuild, built;
+	char *initramfs;		/* what its kernels boot: the arch's guest, with the tree's
+					 * selftest beside it when the question has one */
+	char guest_hash[17];		/* of that initramfs: boots are keyed by it */
 	struct spawn_server *syncconfig;	/* per variant: its resolver server, once started */
 	char *syncconfig_off;			/* per variant: it could not start; Kbuild syncs */
 };

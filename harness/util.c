@@ -380,3 +380,18 @@ int remove_stale_temps(const char *dir)
 		nftw(dir, remove_if_temp, 16, FTW_PHYS);
 	return stale_temps;
 }
+
+char *absolute_path(const char *path)
+{
+	char *cwd;
+	char *abs;
+
+	if (path[0] == '/')
+		return xstrdup(path);
+	cwd = getcwd(NULL, 0);
+	if (!cwd)
+		die("cannot find the working directory:");
+	abs = xasprintf("%s/%s", cwd, path);
+	free(cwd);
+	return abs;
+}

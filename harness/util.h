@@ -69,4 +69,7 @@ void sb_free(struct strbuf *sb);
 /* Seconds on the monotonic clock. */
 double now_seconds(void);
 
+/* path made absolute against the working directory (unchanged when it is); caller frees. */
+char *absolute_path(const char *path);
+
 #endif

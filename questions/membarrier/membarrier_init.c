@@ -78,7 +78,7 @@ int main(void)
 	int want = guest_yes_no("KCMPM_EXPECT_membarrier", "works", "enosys");
 	int want_rseq = guest_yes_no("KCMPM_EXPECT_rseq", "works", "enosys");
 	struct guest_call query;
-	char word[32];
+	char word[32], selftest[16];
 	int rseq;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -95,7 +95,9 @@ int main(void)
 	} else {
 		test_commands(query);
 	}
+	guest_selftest(selftest, sizeof(selftest));
 	guest_describe(word, sizeof(word), query, "works", 0, NULL);
-	printf("# kcmp-matrix observed: membarrier=%s rseq=%s\n", word, rseq ? "works" : "enosys");
+	printf("# kcmp-matrix observed: membarrier=%s rseq=%s selftest=%s\n", word,
+	       rseq ? "works" : "enosys", selftest);
 	return guest_finish(NTESTS);
 }

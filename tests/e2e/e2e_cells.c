@@ -239,7 +239,12 @@ TEST(e2e_real_cells_both_arches)
 		CHECK_CONTAINS(cr_text, "\"observed\": {\"kcmp\": \"works\", \"epoll\": \"enosys\", "
 			       "\"epoll_tfd\": \"eopnotsupp\"}");
 		CHECK(r.tsv && !strncmp(r.tsv, "tree\tarch\tvariant\tcombination\tstatus\tkcmp\t"
-					"epoll\tepoll_tfd\tresolved\treason\tkernel\n", 71));
+					"epoll\tepoll_tfd\tresolved\treason\tselftest\tkernel\n", 80));
+		/* the tree's own kcmp selftest ran beside the guest where kcmp, epoll and
+		 * epoll_tfd are predicted to work, on both arches, and passed; elsewhere not */
+		CHECK(count(text, "\"selftest\": \"pass\"") == 6);
+		CHECK(count(text, "\"selftest\": \"not-run\"") == 4);
+		CHECK_CONTAINS(cr_text, "\"selftest\": \"not-run\"");
 		free(cr_text);
 		free(cr_json);
 		free(text);

@@ -624,7 +624,7 @@ TEST(e2e_corrupt_cache_entries_are_remade)
 	const char *args[] = { "--arch", "x86_64", "--only", OFF, NULL };
 	struct run first = harness_run("corrupt-1", args), again;
 	char *cell = xasprintf("%s/cells/6.1/v3/x86_64/" OFF, first.results);
-	char *config_path = xasprintf("%s/config", cell), *serial_path = xasprintf("%s/serial.log", cell);
+	char *config_path = xasprintf("%s/config", cell), *serial_path = xasprintf("%s/guest.log", cell);
 	char *config = read_file(config_path, NULL), *serial = read_file(serial_path, NULL);
 	char *line = variant_cell_line(&first, "v3", "x86_64", OFF), *tag = line ? strrchr(line, '\t') : NULL;
 	char *resolved_dir = xasprintf("%s/resolved", cache), *boots_dir = xasprintf("%s/boots", cache);
@@ -635,9 +635,9 @@ TEST(e2e_corrupt_cache_entries_are_remade)
 	CHECK(first.status == 0 && path_exists(image));
 	if (path_exists(image))
 		CHECK(truncate(image, 4096) == 0);	/* a truncated image */
-	/* a config that says more, a console log that changed */
+	/* a config that says more, a guest channel's log that changed (a forged result) */
 	CHECK(rewrite_entries(resolved_dir, "config", config, bad_config) > 0);
-	CHECK(rewrite_entries(boots_dir, "serial.log", serial, bad_serial) > 0);
+	CHECK(rewrite_entries(boots_dir, "guest.log", serial, bad_serial) > 0);
 	again = harness_run("corrupt-2", args);
 	CHECK(again.status == 0);
 	CHECK_CONTAINS(again.out, "kernels built 1, ");
@@ -646,7 +646,7 @@ TEST(e2e_corrupt_cache_entries_are_remade)
 	CHECK_CONTAINS(again.out, "does not match its checksums");
 	CHECK(first.tsv && again.tsv && !strcmp(first.tsv, again.tsv));
 	rewrite_entries(resolved_dir, "config", bad_config, config);
-	rewrite_entries(boots_dir, "serial.log", bad_serial, serial);
+	rewrite_entries(boots_dir, "guest.log", bad_serial, serial);
 	run_free(&first);
 	run_free(&again);
 	free(bad_config);

@@ -4,6 +4,7 @@
 #include "matrix.h"
 #include "util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 static struct matrix m;
@@ -79,6 +80,7 @@ static void free_cell(struct cell *c)
 	for (int i = 0; i < MAX_OBSERVABLES; i++)
 		free(c->observed[i]);
 	free(c->booted);
+	free(c->selftest);
 }
 
 static const struct boot_outcome clean_exit = { .status = 0 };
@@ -320,6 +322,13 @@ TEST(judge_skip_needs_the_prediction)
 		   "yynny", &c, &clean_exit, NULL);
 	CHECK(c.status == CELL_FAIL);
 	free_cell(&c);
+	/* a guest that skips many for one wrong reason: the first named, the rest counted */
+	judge_text(CONSOLE("1..2", "ok 1 kernel_identity # SKIP kcmp=enosys: a\n"
+			   "ok 2 kcmp_present # SKIP kcmp=enosys: b\n"), "yynny", &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_FAIL);
+	CHECK_STR(c.reason, "guest: ok 1 kernel_identity # SKIP kcmp=enosys: a, which the prediction "
+		  "does not imply; and 1 more skips it does not imply");
+	free_cell(&c);
 }
 
 /* A known failure covers only the failure it declares (tests/data's v1: a build error naming
@@ -467,4 +476,51 @@ TEST(judge_names_every_failed_test)
 	CHECK_STR(c.reason, "guest: not ok 1 kernel_identity: kernel_identity: booted kernel 'x' "
 		  "is not the one built; also not ok 2 kcmp_present");
 	free_cell(&c);
+}
+
+/* The question's kernel selftest is a second opinion: it must pass where the prediction meets
+ * its needs (and is not run elsewhere); a selftest that fails where the guest's checks passed
+ * is a FAIL saying the two disagree, and so is the other way round. */
+TEST(judge_selftest_is_a_second_opinion)
+{
+	static char *needs[] = { "kcmp=works", NULL };
+	static const char *const with[] = {
+		CONSOLE_OBSERVED("1..2", "ok 1 kernel_identity\nok 2 kcmp_present\n",
+				 "kcmp=works epoll=works epoll_tfd=works selftest=pass"),
+		CONSOLE_OBSERVED("1..2", "ok 1 kernel_identity\nok 2 kcmp_present\n",
+				 "kcmp=works epoll=works epoll_tfd=works selftest=fail"),
+		CONSOLE_OBSERVED("1..2", "ok 1 kernel_identity\nnot ok 2 kcmp_present\n",
+				 "kcmp=works epoll=works epoll_tfd=works selftest=pass"),
+		CONSOLE_OBSERVED("1..2", "ok 1 kernel_identity\nok 2 kcmp_present\n",
+				 "kcmp=works epoll=works epoll_tfd=works"),
+	};
+	struct cell c;
+
+	load_matrix();
+	m.selftest_src = "tools/testing/selftests/kcmp/kcmp_test.c";
+	m.selftest_needs = needs;
+	judge_text(with[0], "yynny", &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_PASS);
+	CHECK_STR(c.selftest, "pass");
+	CHECK(plan_selftest_runs(&m, &c));
+	snprintf(c.predicted.observe[0], sizeof(c.predicted.observe[0]), "enosys");
+	CHECK(!plan_selftest_runs(&m, &c));
+	free_cell(&c);
+	judge_text(with[1], "yynny", &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_FAIL);
+	CHECK_STR(c.reason, "selftest: tools/testing/selftests/kcmp/kcmp_test.c says fail, expected "
+		  "pass; the guest's checks passed: the two disagree");
+	free_cell(&c);
+	judge_text(with[2], "yynny", &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_FAIL);
+	CHECK_CONTAINS(c.reason, "; selftest: tools/testing/selftests/kcmp/kcmp_test.c passed where "
+		       "the guest's checks failed: the two disagree");
+	free_cell(&c);
+	judge_text(with[3], "yynny", &c, &clean_exit, NULL);
+	CHECK(c.status == CELL_FAIL);
+	CHECK_STR(c.reason, "selftest: the guest did not report the verdict of "
+		  "tools/testing/selftests/kcmp/kcmp_test.c");
+	free_cell(&c);
+	m.selftest_src = NULL;
+	m.selftest_needs = NULL;
 }

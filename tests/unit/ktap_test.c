@@ -238,3 +238,36 @@ TEST(ktap_every_oops_header_is_a_crash)
 	}
 	matrix_free(&real);
 }
+
+/* With a guest channel, the guest's lines come from the channel alone and the kernel's from the
+ * console alone: a kernel line that looks like KTAP is not a result, a kernel message in the
+ * middle of a console line cannot garble a guest line, and a guest line holding a crash mark
+ * is no crash. */
+TEST(ktap_split_channel_keeps_the_two_apart)
+{
+	static const char console[] =
+		"Linux version 6.1 #1 kcmpm-x\nok 2 kcmp_present\n1..1\nKTAP version 1\n"
+		"[    1.0] Kernel panic - not syncing: real\n";
+	static const char guest[] =
+		"KTAP version 1\r\n1..2\r\n# kcmp-matrix: guest started\r\nok 1 kernel_identity\r\n"
+		"not ok 2 kcmp_present\r\n# kcmp_present: Oops in the guest's words\r\n"
+		"# kcmp-matrix observed: kcmp=works\r\n# kcmp-matrix: powering off\r\n";
+	struct ktap_log log;
+	char buf[128];
+
+	ktap_parse_split(console, sizeof(console) - 1, guest, sizeof(guest) - 1, &marks, &log);
+	CHECK(log.split && log.started && log.powered_off);
+	CHECK(log.versions == 1 && log.plan == 2 && log.ntest == 2);
+	CHECK(log.test[1].number == 2 && !log.test[1].ok);
+	CHECK_STR(log.test[1].diag, "kcmp_present: Oops in the guest's words");
+	CHECK_STR(log.banner, "Linux version 6.1 #1 kcmpm-x");
+	CHECK_STR(log.crash, "Kernel panic - not syncing: real");
+	CHECK(ktap_problem(&log, buf, sizeof(buf)) == NULL);
+	ktap_free(&log);
+	/* nothing on the channel: said so, whatever the console held */
+	ktap_parse_split(guest, sizeof(guest) - 1, "", 0, &marks, &log);
+	CHECK(log.ntest == 0 && !log.started);
+	CHECK_STR(ktap_problem(&log, buf, sizeof(buf)), "no KTAP output from the guest on its own "
+		  "channel");
+	ktap_free(&log);
+}

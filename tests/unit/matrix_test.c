@@ -319,3 +319,56 @@ TEST(conf_escaped_hash_is_not_a_comment)
 	CHECK_STR(cf.line[2].word[1], "a#b#c");
 	conf_free(&cf);
 }
+
+/* "selftest PATH OBS=STATE ...": a .c path inside the tree (no "..", not absolute), needs that
+ * name observables of the rules; anything else is refused with its line. */
+TEST(matrix_selftest_line)
+{
+	static const char *const bad[][2] = {
+		{ "selftest /etc/passwd.c kcmp=works\n", "must be a .c file's path inside the kernel" },
+		{ "selftest tools/../../x.c kcmp=works\n", "must be a .c file's path inside the kernel" },
+		{ "selftest tools/testing/selftests/kcmp/Makefile\n", "must be a .c file's path" },
+		{ "selftest tools/$(x)/t.c\n", "must be a .c file's path inside the kernel" },
+		{ "selftest tools/t.c kcmp\n", "selftest needs OBSERVABLE=STATE words, not 'kcmp'" },
+		{ "selftest tools/t.c kcmp=w;rm\n", "selftest needs OBSERVABLE=STATE words" },
+		{ "selftest tools/t.c nosuch=works\n", "selftest need 'nosuch=works' names no "
+						      "observable of the rules" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *conf = xasprintf("%s%s", good_conf, bad[i][0]);
+
+		CHECK_CONTAINS(load_with(conf, good_arches), bad[i][1]);
+		CHECK_CONTAINS(load_with(conf, good_arches), "matrix.conf:6:");
+		free(conf);
+	}
+	{
+		char *conf = xasprintf("%sselftest tools/testing/selftests/kcmp/kcmp_test.c "
+				       "kcmp=works epoll=works\n", good_conf);
+
+		CHECK_CONTAINS(load_with(conf, good_arches), "(loaded)");
+		free(conf);
+	}
+}
+
+/* "guest-channel KIND MAJOR:MINOR": serial or virtio-mmio, and the device's numbers. */
+TEST(matrix_guest_channel)
+{
+	static const char *const bad[] = { "\tguest-channel usb 4:65\n", "\tguest-channel serial 4\n",
+					   "\tguest-channel serial 4:65x\n",
+					   "\tguest-channel serial\n", "\tguest-channel serial 9999:1\n" };
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *arches = xasprintf("%s%s", good_arches, bad[i]);
+
+		CHECK_CONTAINS(load_with_arches(arches), "expected 'guest-channel serial|virtio-mmio "
+			       "MAJOR:MINOR'");
+		free(arches);
+	}
+	{
+		char *arches = xasprintf("%s\tguest-channel virtio-mmio 229:0\n", good_arches);
+
+		CHECK_CONTAINS(load_with_arches(arches), "(loaded)");
+		free(arches);
+	}
+}
