@@ -1029,7 +1029,7 @@ struct holder {
 };
 
 /* alarm() survives execve(): an exec that never finishes is killed by SIGALRM. */
-enum { EXEC_PROBE_SECONDS = 10 };
+enum { EXEC_PROBE_SECONDS = 5 };
 
 static void exec_probe(void)
 {

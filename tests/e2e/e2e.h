@@ -133,6 +133,9 @@ char *mutant_series(const char *folder, const char *name, const char *variant,
 			   const struct edit *edits);
 
 /* kcmp() always says ENOSYS: a patch series in scratch/<name>. */
+/* A copy of a fake make at a path of the test's own (the kernel cache is keyed by the make
+ * program); free it. */
+char *own_make(const char *name, const char *fake);
 char *broken_series_named(const char *name);
 
 char *broken_series(void);

@@ -192,6 +192,38 @@ static int kbuild_synced(const struct run *r, const char *combo)
 	return synced;
 }
 
+/* A cached build failure does not outlive a rebuild: a make that failed, then a fixed one at
+ * the same path with FORCE=all, then a plain rerun: PASS both times, from the new entry.
+ * It runs first of all the end-to-end tests on purpose: FORCE=all empties the arch's build
+ * directories, so its kernel is a clean build, and here that is the clean build the real cells
+ * below would make anyway (they find its build directory warm); later, it would cost a second
+ * one (212 s of a cold make test). */
+TEST(e2e_force_all_clears_a_cached_build_failure)
+{
+	char *make = own_make("make-fixed-later", "tests/fakes/make-compile-error");
+	const char *args[] = { "--arch", "x86_64", "--only", OFF, "--make", make, NULL, NULL, NULL };
+	static const char fixed[] = "#!/bin/sh\nexec make \"$@\"\n";
+	struct run r;
+
+	r = harness_run("make-broken", args);
+	expect_cell(&r, "x86_64", OFF, "BUILD_FAIL\t");
+	run_free(&r);
+	CHECK(write_file_atomic(make, fixed, sizeof(fixed) - 1) == 0 && chmod(make, 0755) == 0);
+	args[6] = "--force";
+	args[7] = "all";
+	r = harness_run("make-fixed-forced", args);
+	CHECK(r.status == 0);
+	expect_cell(&r, "x86_64", OFF, "PASS\t");
+	run_free(&r);
+	args[6] = NULL;
+	r = harness_run("make-fixed-cached", args);
+	CHECK(r.status == 0);
+	expect_cell(&r, "x86_64", OFF, "PASS\t");
+	CHECK_CONTAINS(r.out, "build cached");
+	run_free(&r);
+	free(make);
+}
+
 TEST(e2e_real_cells_both_arches)
 {
 	struct run r = harness_run("real", (const char *[]){ "--only", FIVE, NULL });

@@ -322,6 +322,18 @@ char *mutant_series(const char *folder, const char *name, const char *variant,
 	return dir;
 }
 
+/* A copy of a fake make at a path of the test's own: the kernel cache is keyed by the make
+ * program, so no other run's entries answer for it. Returns the path (free it). */
+char *own_make(const char *name, const char *fake)
+{
+	char *path = xasprintf("%s/%s.make", scratch, name);
+	char *text = read_file(fake, NULL);
+
+	CHECK(text && write_file_atomic(path, text, strlen(text)) == 0 && chmod(path, 0755) == 0);
+	free(text);
+	return path;
+}
+
 /* kcmp() always says ENOSYS: a patch series in scratch/<name>. */
 char *broken_series_named(const char *name)
 {

@@ -23,18 +23,6 @@ static char *other_kernel(const char *not_tag)
 	return found;
 }
 
-/* A copy of a fake make at a path of the test's own: the kernel cache is keyed by the make
- * program, so no other run's entries answer for it. Returns the path (free it). */
-static char *own_make(const char *name, const char *fake)
-{
-	char *path = xasprintf("%s/%s.make", scratch, name);
-	char *text = read_file(fake, NULL);
-
-	CHECK(text && write_file_atomic(path, text, strlen(text)) == 0 && chmod(path, 0755) == 0);
-	free(text);
-	return path;
-}
-
 /* How a run with the fake make-meets-other-arch went on both arches: *met is 1 when each
  * arch's make saw the other's start before it ended, *alone 1 when one of them waited for
  * the other in vain. The fake make is copied to a path of the run's own, so the cache (keyed
@@ -200,34 +188,6 @@ TEST(e2e_killed_make_is_error_and_not_cached)
 	run_free(&r);
 	free(builds);
 	free(state);
-	free(make);
-}
-
-/* A cached build failure does not outlive a rebuild: a make that failed, then a fixed one at
- * the same path with FORCE=all, then a plain rerun: PASS both times, from the new entry. */
-TEST(e2e_force_all_clears_a_cached_build_failure)
-{
-	char *make = own_make("make-fixed-later", "tests/fakes/make-compile-error");
-	const char *args[] = { "--arch", "x86_64", "--only", OFF, "--make", make, NULL, NULL, NULL };
-	static const char fixed[] = "#!/bin/sh\nexec make \"$@\"\n";
-	struct run r;
-
-	r = harness_run("make-broken", args);
-	expect_cell(&r, "x86_64", OFF, "BUILD_FAIL\t");
-	run_free(&r);
-	CHECK(write_file_atomic(make, fixed, sizeof(fixed) - 1) == 0 && chmod(make, 0755) == 0);
-	args[6] = "--force";
-	args[7] = "all";
-	r = harness_run("make-fixed-forced", args);
-	CHECK(r.status == 0);
-	expect_cell(&r, "x86_64", OFF, "PASS\t");
-	run_free(&r);
-	args[6] = NULL;
-	r = harness_run("make-fixed-cached", args);
-	CHECK(r.status == 0);
-	expect_cell(&r, "x86_64", OFF, "PASS\t");
-	CHECK_CONTAINS(r.out, "build cached");
-	run_free(&r);
 	free(make);
 }
 
