@@ -31,11 +31,6 @@ static const char *const isolated[] = { "-nodefaults", "-no-user-config", "-nic"
 					"-display", "none", "-monitor", "none", "-serial", "stdio",
 					"-no-reboot" };
 
-/* The guest channel's QEMU arguments (arches.conf's guest-channel): a chardev writing the file
- * r->guest_log by its bare name, since QEMU runs in that file's directory (boot_run), so the
- * command line is the same whatever the results directory (commas doubled, as QEMU's option
- * syntax wants); and the device that shows it to the guest. *chardev is what argv points
- * into; the caller frees it. Returns how many. */
 static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -43,6 +38,11 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* The guest channel's QEMU arguments (arches.conf's guest-channel): a chardev writing the file
+ * r->guest_log by its bare name, since QEMU runs in that file's directory (boot_run), so the
+ * command line is the same whatever the results directory (commas doubled, as QEMU's option
+ * syntax wants); and the device that shows it to the guest. *chardev is what argv points
+ * into; the caller frees it. Returns how many. */
 static int channel_args(const struct boot_req *r, const char **argv, char **chardev)
 {
 	struct strbuf sb = { 0 };

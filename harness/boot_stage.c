@@ -120,22 +120,12 @@ static void remove_attempt_logs(const char *dir)
 static void boot_key(const struct group *g, const struct cell *c, const struct boot_req *req,
 		     char key[17])
 {
-	/* the channel's file is in the cell's directory: named the same for every results
-	 * directory, so their boots share the entry */
-	struct boot_req same = *req;
-	char *line, timeout[32], retries[16];
-	const char *parts[8];
+	/* the line names the guest channel's file bare (boot.c), so it is the same for every
+	 * results directory and their boots share the entry */
+	char *line = boot_command(req), timeout[32], retries[16];
+	const char *parts[] = { "boots 3", c->config_tag, g->ab->guest_hash, g->tools->emulator,
+				line, timeout, retries, NULL };
 
-	same.guest_log = req->guest_log ? "guest.log" : NULL;
-	line = boot_command(&same);
-	parts[0] = "boots 3";
-	parts[1] = c->config_tag;
-	parts[2] = g->ab->guest_hash;
-	parts[3] = g->tools->emulator;
-	parts[4] = line;
-	parts[5] = timeout;
-	parts[6] = retries;
-	parts[7] = NULL;
 	/* the kernel's path names its tag, so the command line is enough of a key */
 	snprintf(timeout, sizeof(timeout), "%g", req->timeout);
 	snprintf(retries, sizeof(retries), "%d", g->o->boot_retries);

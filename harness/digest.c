@@ -4,6 +4,7 @@
 
 #include <openssl/evp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void digest_init(struct digest *d)
@@ -57,4 +58,13 @@ void digest_tag_of(const void *data, size_t len, char out[17])
 	digest_init(&d);
 	digest_add(&d, data, len);
 	digest_tag(&d, out);
+}
+
+void digest_tag_of_file(const char *path, char out[17])
+{
+	size_t len = 0;
+	char *text = read_file(path, &len);
+
+	digest_tag_of(text ? text : "", text ? len : 0, out);
+	free(text);
 }

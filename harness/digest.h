@@ -26,5 +26,7 @@ void digest_tag(struct digest *d, char out[17]);
 void digest_hex(struct digest *d, char out[65]);
 /* The tag of one buffer. */
 void digest_tag_of(const void *data, size_t len, char out[17]);
+/* The tag of a file's content (an unreadable file's: that of no bytes). */
+void digest_tag_of_file(const char *path, char out[17]);
 
 #endif

@@ -218,8 +218,7 @@ static void prepare_arch(const struct preflight_req *r, const struct arch *a,
 	const char *cc_argv[] = { cc, "--version", NULL };
 	const char *qemu_argv[] = { a->qemu[0], "--version", NULL };
 	const char *build[] = { "", o->make, NULL }, *boot[] = { "", o->qemu ? o->qemu : "", NULL };
-	char why[2048], *cc_version = NULL, *qemu_version = NULL, *cpio, *pkgs;
-	size_t len;
+	char why[2048], *cc_version = NULL, *qemu_version = NULL, *pkgs;
 
 	if (mkdir_p(dir) == 0)
 		cc_version = spawn_first_line(cc_argv, log);
@@ -248,9 +247,7 @@ static void prepare_arch(const struct preflight_req *r, const struct arch *a,
 		qemu_version = spawn_first_line(qemu_argv, log);
 		boot[0] = qemu_version ? qemu_version : "";
 		cache_key(t->emulator, boot);
-		cpio = read_file(t->initramfs, &len);
-		digest_tag_of(cpio ? cpio : "", cpio ? len : 0, t->guest_hash);
-		free(cpio);
+		digest_tag_of_file(t->initramfs, t->guest_hash);
 	}
 	check_qemu(a, dir, pr);
 out:

@@ -118,8 +118,7 @@ out:
 static int guest_for_tree(struct arch_run *r, struct arch_build *ab)
 {
 	const struct matrix *m = r->m;
-	char *guest_dir, *dir, *text;
-	size_t len;
+	char *guest_dir, *dir;
 
 	if (!m->selftest_src) {
 		ab->initramfs = xstrdup(r->tools->initramfs);
@@ -137,9 +136,7 @@ static int guest_for_tree(struct arch_run *r, struct arch_build *ab)
 	free(guest_dir);
 	if (!ab->initramfs)
 		return -1;
-	text = read_file(ab->initramfs, &len);
-	digest_tag_of(text ? text : "", text ? len : 0, ab->guest_hash);
-	free(text);
+	digest_tag_of_file(ab->initramfs, ab->guest_hash);
 	return 0;
 }
 
