@@ -27,6 +27,8 @@ QUESTION ?=
 RESULTS  ?= $(if $(QUESTION),results/$(QUESTION),results)
 JOBS     ?=
 FORCE    ?=
+# FLAVOUR=debug adds matrix.conf's flavour of that name (its base fragments) to every kernel.
+FLAVOUR  ?=
 SHARD    ?=
 CC_WRAPPER ?=
 PREVIOUS ?=
@@ -35,7 +37,7 @@ QUESTION_ARGS = $(if $(QUESTION),--matrix questions/$(QUESTION))
 HARNESS_ARGS = $(QUESTION_ARGS) $(if $(TREES),--trees $(TREES)) $(if $(ARCH),--arch $(ARCH)) $(if $(VARIANTS),--variants $(VARIANTS)) \
 	$(if $(ONLY),--only '$(ONLY)') $(if $(KSRC),--ksrc $(KSRC)) $(if $(CACHE),--cache $(CACHE)) \
 	$(if $(JOBS),--jobs $(JOBS)) $(if $(FORCE),--force $(FORCE)) $(if $(SHARD),--shard $(SHARD)) \
-	$(if $(PREVIOUS),--previous $(PREVIOUS)) $(if $(CC_WRAPPER),--cc-wrapper '$(CC_WRAPPER)') \
+	$(if $(FLAVOUR),--flavour $(FLAVOUR)) $(if $(PREVIOUS),--previous $(PREVIOUS)) $(if $(CC_WRAPPER),--cc-wrapper '$(CC_WRAPPER)') \
 	--results $(RESULTS) $(ARGS)
 
 # make cell / make shell: one cell, named in full; its results go apart from the matrix's.
@@ -45,7 +47,7 @@ BUSYBOX  ?=
 CELL_RESULTS ?= results/one-cell
 CELL_ARGS = $(QUESTION_ARGS) $(if $(TREES),--trees $(TREES)) --arch '$(ARCH)' --variants '$(VARIANT)' --only '$(COMBO)' --single \
 	$(if $(KSRC),--ksrc $(KSRC)) $(if $(CACHE),--cache $(CACHE)) $(if $(JOBS),--jobs $(JOBS)) \
-	$(if $(FORCE),--force $(FORCE)) --results $(CELL_RESULTS) $(ARGS)
+	$(if $(FORCE),--force $(FORCE)) $(if $(FLAVOUR),--flavour $(FLAVOUR)) --results $(CELL_RESULTS) $(ARGS)
 need_cell = @test -n "$(ARCH)" -a -n "$(VARIANT)" -a -n "$(COMBO)" || { echo "make $@: give \
 ARCH=, VARIANT= and COMBO= (all symbols, e.g. COMBO=EXPERT=y,KCMP=n,CHECKPOINT_RESTORE=n,DRM=n,EPOLL=y)" >&2; exit 2; }
 
@@ -100,11 +102,11 @@ shell: deps $(BUILD)/kcmp-matrix
 
 diff: $(BUILD)/kcmp-matrix
 	@test -n "$(OLD)" || { echo "make diff: give OLD=path/to/previous/matrix.json" >&2; exit 2; }
-	$(BUILD)/kcmp-matrix diff --results $(RESULTS) $(OLD) $(NEW)
+	$(BUILD)/kcmp-matrix diff --results $(RESULTS) $(if $(FLAVOUR),--flavour $(FLAVOUR)) $(OLD) $(NEW)
 
 merge: $(BUILD)/kcmp-matrix
 	@test -n "$(SHARDS)" || { echo "make merge: give SHARDS=\"dir1 dir2 ...\" (each a shard's results)" >&2; exit 2; }
-	$(BUILD)/kcmp-matrix merge --results $(RESULTS) $(if $(PREVIOUS),--previous $(PREVIOUS)) $(SHARDS)
+	$(BUILD)/kcmp-matrix merge --results $(RESULTS) $(if $(FLAVOUR),--flavour $(FLAVOUR)) $(if $(PREVIOUS),--previous $(PREVIOUS)) $(SHARDS)
 
 # The tests also need a browser for the page and xmllint for the JUnit schema.
 test: test-deps test-binaries

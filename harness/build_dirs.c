@@ -19,16 +19,21 @@ void build_dirs_init(struct build_dirs *d, const char *cache_dir, const char *tr
 	d->base = cache_build_dir(cache_dir, tree_tag, arch);
 }
 
+/* A flavour's keys start with this and its name (matrix.h's struct flavour). */
+#define FLAVOUR_PART "flavour-"
+
 char *build_dirs_key(const struct matrix *m, const char *resolved)
 {
 	struct strbuf sb = { 0 };
 
+	if (m->flavour_in_use)
+		sb_printf(&sb, "%s%s", FLAVOUR_PART, m->flavour_in_use);
 	if (m->nsplit == 0)
-		return xstrdup("all");
+		sb_printf(&sb, "%sall", sb.len ? "." : "");
 	for (int k = 0; k < m->nsplit; k++) {
 		int s = m->split[k];
 
-		sb_printf(&sb, "%s%s-%c", k ? "." : "", m->sym[s], resolved[s] ? resolved[s] : 'n');
+		sb_printf(&sb, "%s%s-%c", sb.len ? "." : "", m->sym[s], resolved[s] ? resolved[s] : 'n');
 	}
 	return sb.s;
 }
@@ -81,6 +86,13 @@ static const char *next_part(const char *key)
 	return dot ? dot + 1 : NULL;
 }
 
+/* The length of the flavour part a key starts with ("flavour-debug" of
+ * "flavour-debug.CHECKPOINT_RESTORE-n..."), 0 when it names none. */
+static size_t flavour_part(const char *key)
+{
+	return strncmp(key, FLAVOUR_PART, strlen(FLAVOUR_PART)) ? 0 : strcspn(key, ".");
+}
+
 /* How much of the kernel Kbuild recompiles going from a directory of key from to one of key
  * to, as far as the keys tell: each split symbol whose value differs weighs more the earlier
  * it is on the build-split line (matrix.conf names the heaviest first); one that from does not
@@ -88,6 +100,13 @@ static const char *next_part(const char *key)
 static unsigned key_distance(const char *from, const char *to)
 {
 	unsigned weight = 1, distance = 0;
+
+	/* another flavour's kernels differ all over (its fragments turn on debug code in
+	 * headers most objects include): farther than any split symbol */
+	if (flavour_part(from) != flavour_part(to) || strncmp(from, to, flavour_part(to)))
+		return ~0u - 1;
+	from += flavour_part(from) + (from[flavour_part(from)] == '.');
+	to += flavour_part(to) + (to[flavour_part(to)] == '.');
 
 	for (const char *t = to; t; t = next_part(t))
 		weight <<= 1;

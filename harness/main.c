@@ -593,7 +593,7 @@ static int run_command(struct options *o, struct matrix *m)
 		die("%s", err);
 	}
 	arch_tools_free(tools, m->narch);
-	table = report_table(m, &p);
+	table = report_markdown(m, &p, &ri);	/* the table, led by the flavour when there is one */
 	fputs(table, stdout);
 	free(table);
 	ri.seconds = now_seconds() - start;
@@ -634,7 +634,8 @@ int main(int argc, char **argv)
 		free(cache);
 		return status;
 	}
-	if (matrix_load(o.run.matrix_dir, o.run.patch_dir, &m, err, sizeof(err)))
+	if (matrix_load(o.run.matrix_dir, o.run.patch_dir, &m, err, sizeof(err)) ||
+	    (o.flavour && matrix_use_flavour(&m, o.flavour, err, sizeof(err))))
 		die("%s", err);
 	/* the question's folder names its guest and patches; --guest and --patches override */
 	if (!o.run.guest_src)

@@ -149,6 +149,59 @@ static int selftest_line(struct matrix *m, const struct conf_line *l, const char
 	return 0;
 }
 
+/* "flavour NAME FRAGMENT...": base fragments a run adds when asked for NAME. */
+static int flavour_line(struct matrix *m, const struct conf_line *l, const char *path, char *err,
+			size_t errlen)
+{
+	if (l->nword < 3) {
+		snprintf(err, errlen, "%s:%d: a flavour line is 'flavour NAME FRAGMENT...' (the "
+			 "fragments base/FRAGMENT.config)", path, l->lineno);
+		return -1;
+	}
+	for (int i = 0; i < m->nflavour; i++)
+		if (!strcmp(m->flavour[i].name, l->word[1])) {
+			snprintf(err, errlen, "%s:%d: flavour '%s' is declared twice; declare each "
+				 "once", path, l->lineno, l->word[1]);
+			return -1;
+		}
+	if (m->nflavour == MAX_FLAVOURS) {
+		snprintf(err, errlen, "%s:%d: at most %d flavours", path, l->lineno, MAX_FLAVOURS);
+		return -1;
+	}
+	m->flavour[m->nflavour].name = xstrdup(l->word[1]);
+	m->flavour[m->nflavour++].fragments = words_from(l, 2);
+	return 0;
+}
+
+int matrix_use_flavour(struct matrix *m, const char *name, char *err, size_t errlen)
+{
+	struct strbuf known = { 0 };
+	int nbase = 0, nfrag = 0;
+
+	for (int i = 0; i < m->nflavour; i++) {
+		const struct flavour *f = &m->flavour[i];
+
+		if (strcmp(f->name, name)) {
+			sb_printf(&known, "%s%s", known.len ? ", " : "", f->name);
+			continue;
+		}
+		while (m->base[nbase])
+			nbase++;
+		while (f->fragments[nfrag])
+			nfrag++;
+		m->base = xrealloc(m->base, (size_t)(nbase + nfrag + 1) * sizeof(*m->base));
+		for (int k = 0; k <= nfrag; k++)
+			m->base[nbase + k] = f->fragments[k] ? xstrdup(f->fragments[k]) : NULL;
+		m->flavour_in_use = f->name;
+		sb_free(&known);
+		return 0;
+	}
+	snprintf(err, errlen, "flavour '%s': matrix.conf declares no such flavour (%s%s)", name,
+		 known.len ? "declared: " : "it declares none", known.len ? known.s : "");
+	sb_free(&known);
+	return -1;
+}
+
 /* Each of the selftest's needs names an observable the rules declare. */
 static int selftest_needs_known(const struct matrix *m, const char *path, char *err,
 				size_t errlen)
@@ -245,6 +298,9 @@ static int load_matrix_conf(const char *dir, const char *path, struct matrix *m,
 			*variants = words_from(l, 1);
 		} else if (!strcmp(kw, "base")) {
 			m->base = words_from(l, 1);
+		} else if (!strcmp(kw, "flavour")) {
+			if (flavour_line(m, l, path, err, errlen))
+				goto fail;
 		} else if (!strcmp(kw, "build-order")) {
 			if (build_order(m, l, path, err, errlen))
 				goto fail;
@@ -261,7 +317,7 @@ static int load_matrix_conf(const char *dir, const char *path, struct matrix *m,
 			m->guest_config = words_from(l, 1);
 		} else {
 			snprintf(err, errlen, "%s:%d: unknown key '%s' (expected tree, symbols, "
-				 "arches, variants, base, build-order, build-split, guest-config, selftest, guest, "
+				 "arches, variants, base, flavour, build-order, build-split, guest-config, selftest, guest, "
 				 "patches, "
 				 "arches-file, host-file or base-dir)", path, l->lineno, kw);
 			goto fail;
@@ -676,6 +732,10 @@ void matrix_free(struct matrix *m)
 		free_strings(a->marks.warning);
 	}
 	free(m->arch);
+	for (int i = 0; i < m->nflavour; i++) {
+		free(m->flavour[i].name);
+		free_strings(m->flavour[i].fragments);
+	}
 	for (int i = 0; i < m->nneed; i++) {
 		free(m->need[i].name);
 		free(m->need[i].package);

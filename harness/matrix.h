@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 
-enum { MAX_GUEST_CONFIG = 8, MAX_TREES = 8 };
+enum { MAX_GUEST_CONFIG = 8, MAX_TREES = 8, MAX_FLAVOURS = 8 };
 
 /* A kernel tree the matrix is asked of: a Debian package's tarball (matrix.conf's 'tree NAME
  * PACKAGE TARBALL' lines), or a KSRC directory. version and path are known once the tree is
@@ -101,6 +101,14 @@ struct variant {
 	struct xfail *xfail;
 };
 
+/* A flavour (matrix.conf's flavour lines): base fragments a run adds when asked for it by name
+ * (--flavour, FLAVOUR=), after the base line's and before the arch's. Its kernels are other
+ * kernels (their configs differ) and build in directories of their own (build_dirs.h). */
+struct flavour {
+	char *name;
+	char **fragments;	/* base fragment names, NULL-terminated */
+};
+
 struct matrix {
 	int ntree;
 	struct tree_decl tree[MAX_TREES];	/* matrix.conf's trees, in file order, then KSRC */
@@ -112,7 +120,11 @@ struct matrix {
 	struct arch *arch;
 	int nvariant;
 	struct variant *variant;
-	char **base;			/* base fragment names, NULL-terminated */
+	char **base;			/* base fragment names, NULL-terminated: the base line's,
+					 * then the flavour's in use */
+	int nflavour;
+	struct flavour flavour[MAX_FLAVOURS];
+	const char *flavour_in_use;	/* the flavour's name (matrix_use_flavour), NULL: none */
 	int build_order[MAX_SYMBOLS];	/* symbol indices, slowest-changing first */
 	int nsplit;
 	int split[MAX_SYMBOLS];		/* build-split: one kernel build directory per combination
@@ -155,6 +167,9 @@ int matrix_add_tree(struct matrix *m, const char *name, const char *package, con
 /* Records what a tree turned out to be: its kernel version and where it is. */
 void matrix_tree_found(struct matrix *m, int t, const char *version, const char *path);
 int matrix_variant_index(const struct matrix *m, const char *name);
+/* Adds the named flavour's fragments to the base and records it as the one in use. Returns -1
+ * with a message (naming the flavours there are) when matrix.conf declares no such flavour. */
+int matrix_use_flavour(struct matrix *m, const char *name, char *err, size_t errlen);
 int matrix_symbol_index(const struct matrix *m, const char *name);
 
 /* Parses a pattern; what names it in errors. Returns -1 with "what: bad term ..." in err. */

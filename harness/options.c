@@ -40,6 +40,9 @@ static const char usage[] =
 	"                      matrix, the kcmp question; make QUESTION=name: questions/name)\n"
 	"  --patches DIR       variants' patch series (default: matrix.conf's patches)\n"
 	"  --guest FILE        guest test source (default: matrix.conf's guest)\n"
+	"  --flavour NAME      add matrix.conf's flavour NAME's base fragments to every cell\n"
+	"                      (debug: the kernel's lock, list, UB and hang detectors); its\n"
+	"                      kernels build in directories of their own\n"
 	"  --resolve-with HOW  in-process: resolve each group's configs in one process with the\n"
 	"                      tree's own Kconfig code (default); olddefconfig: one make\n"
 	"                      olddefconfig per config (slow; the reference it must equal)\n"
@@ -171,7 +174,7 @@ void options_parse(int argc, char **argv, struct options *o)
 	enum { O_ARCH = 256, O_VARIANTS, O_ONLY, O_KSRC, O_TREES, O_CACHE, O_RESULTS, O_MATRIX,
 	       O_PATCHES, O_GUEST, O_TIMEOUT, O_BUILD_TIMEOUT, O_BOOT_RETRIES, O_MAKE, O_QEMU,
 	       O_FORCE, O_SHARD, O_PREVIOUS, O_SINGLE, O_SHELL, O_BUSYBOX, O_CC_WRAPPER,
-	       O_CONFIG_ONLY, O_RESOLVE_WITH, O_ARCH_BY_ARCH, O_UNUSED_DAYS };
+	       O_CONFIG_ONLY, O_RESOLVE_WITH, O_ARCH_BY_ARCH, O_UNUSED_DAYS, O_FLAVOUR };
 	static const struct option longopts[] = {
 		{ "arch", required_argument, NULL, O_ARCH },
 		{ "variants", required_argument, NULL, O_VARIANTS },
@@ -183,6 +186,7 @@ void options_parse(int argc, char **argv, struct options *o)
 		{ "matrix", required_argument, NULL, O_MATRIX },
 		{ "patches", required_argument, NULL, O_PATCHES },
 		{ "guest", required_argument, NULL, O_GUEST },
+		{ "flavour", required_argument, NULL, O_FLAVOUR },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "boot-timeout", required_argument, NULL, O_TIMEOUT },
 		{ "build-timeout", required_argument, NULL, O_BUILD_TIMEOUT },
@@ -225,6 +229,7 @@ void options_parse(int argc, char **argv, struct options *o)
 		case O_MATRIX: o->run.matrix_dir = optarg; break;
 		case O_PATCHES: o->run.patch_dir = optarg; break;
 		case O_GUEST: o->run.guest_src = optarg; break;
+		case O_FLAVOUR: o->flavour = *optarg ? optarg : NULL; break;
 		case 'j': o->run.jobs = whole_number("--jobs", optarg, 1, 1024); break;
 		case O_TIMEOUT: o->run.boot_timeout = positive_number("--boot-timeout", optarg); break;
 		case O_BOOT_RETRIES:

@@ -23,6 +23,7 @@ struct options {
 	struct run_opts run;
 	struct plan_filter filter;
 	const char *ksrc;
+	const char *flavour;		/* --flavour: matrix.conf's flavour to add, or NULL */
 	int shard_k, shard_n;		/* --shard K/N; 0 when not sharded */
 	const char *previous;		/* --previous */
 	int single, shell;

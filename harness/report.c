@@ -461,12 +461,17 @@ static json_t *json_cell(const struct matrix *m, const struct cell *c)
 
 char *report_markdown(const struct matrix *m, const struct plan *p, const struct run_info *ri)
 {
-	char *table = report_table(m, p), *text;
+	char *table = report_table(m, p), *text, *flavour = NULL;
 
-	if (!ri->partial[0])
+	if (m->flavour_in_use)
+		flavour = xasprintf("Flavour %s: every kernel has its base fragments too.\n\n",
+				    m->flavour_in_use);
+	if (!ri->partial[0] && !flavour)
 		return table;
-	text = xasprintf("PARTIAL RUN, %s\n\n%s", ri->partial, table);
+	text = xasprintf("%s%s%s%s%s", ri->partial[0] ? "PARTIAL RUN, " : "", ri->partial,
+			 ri->partial[0] ? "\n\n" : "", flavour ? flavour : "", table);
 	free(table);
+	free(flavour);
 	return text;
 }
 
@@ -499,6 +504,8 @@ char *report_json(const struct matrix *m, const struct plan *p, const struct run
 	}
 	json_object_set_new(doc, "schema", json_integer(1));
 	json_object_set_new(doc, "trees", trees);
+	if (m->flavour_in_use)
+		json_object_set_new(doc, "flavour", json_string(m->flavour_in_use));
 	if (ri->shard[0])
 		json_object_set_new(doc, "shard", json_string(ri->shard));
 	if (ri->partial[0])

@@ -250,6 +250,21 @@ static int read_whole_plan(const json_t *list, struct run_info *ri, char *err, s
 	return 0;
 }
 
+/* A run's cells are of one flavour: its kernels are other kernels (matrix.conf's flavour). */
+static int same_flavour(const json_t *doc, const struct matrix *m, char *err, size_t errlen)
+{
+	const char *theirs = get_string(doc, "flavour");
+
+	if (!theirs != !m->flavour_in_use || (theirs && strcmp(theirs, m->flavour_in_use))) {
+		snprintf(err, errlen, "its flavour is %s%s%s, this run's %s%s%s: pass --flavour as "
+			 "it was run (FLAVOUR=)", theirs ? "'" : "", theirs ? theirs : "none",
+			 theirs ? "'" : "", m->flavour_in_use ? "'" : "",
+			 m->flavour_in_use ? m->flavour_in_use : "none", m->flavour_in_use ? "'" : "");
+		return -1;
+	}
+	return 0;
+}
+
 static int read_document(const json_t *doc, struct matrix *m, struct plan *p,
 			 struct run_info *ri, char *err, size_t errlen)
 {
@@ -269,7 +284,7 @@ static int read_document(const json_t *doc, struct matrix *m, struct plan *p,
 			snprintf(err, errlen, "its symbols differ from matrix/matrix.conf's");
 			return -1;
 		}
-	if (read_symbol_values(doc, m, err, errlen))
+	if (read_symbol_values(doc, m, err, errlen) || same_flavour(doc, m, err, errlen))
 		return -1;
 	if (read_trees(doc, m, err, errlen))
 		return -1;

@@ -52,7 +52,15 @@ TEST(build_dirs_key_names_the_split_symbols_values)
 	key = build_dirs_key(&m, resolved);
 	CHECK_STR(key, "CHECKPOINT_RESTORE-y.EPOLL-n.DRM-m");
 	free(key);
+	CHECK(matrix_use_flavour(&m, "debug", err, sizeof(err)) == 0);
+	key = build_dirs_key(&m, resolved);	/* a flavour's kernels build apart */
+	CHECK_STR(key, "flavour-debug.CHECKPOINT_RESTORE-y.EPOLL-n.DRM-m");
+	free(key);
 	m.nsplit = 0;
+	key = build_dirs_key(&m, resolved);
+	CHECK_STR(key, "flavour-debug.all");
+	free(key);
+	m.flavour_in_use = NULL;
 	key = build_dirs_key(&m, resolved);
 	CHECK_STR(key, "all");
 	free(key);
@@ -219,6 +227,30 @@ TEST(build_dirs_start_from_the_nearest)
 	/* one difference in the lightest symbol is nearer than two in the heavier ones */
 	fake_build_dir(d.base, "NNY\n");
 	use_expecting(&d, "A-y.B-y.C-y", "YYN\n");
+	build_dirs_free(&d);
+	remove_tree(root);
+}
+
+/* Another flavour's directory is farther than any split symbol, both ways: a debug key starts
+ * from the plain one only when nothing of its own flavour waits, and a plain key never starts
+ * from a debug directory of the same split values while a plain one waits. */
+TEST(build_dirs_of_another_flavour_are_the_farthest)
+{
+	char root[] = "/tmp/kcmpm-dirs-XXXXXX", err[512];
+	struct build_dirs d;
+
+	CHECK(mkdtemp(root) != NULL);
+	build_dirs_init(&d, root, "t", "x86_64");
+	free(build_dirs_use(&d, "A-n.B-n", err, sizeof(err)));
+	fake_build_dir(d.base, "NN\n");
+	use_expecting(&d, "A-y.B-y", "NN\n");
+	fake_build_dir(d.base, "YY\n");
+	use_expecting(&d, "flavour-debug.A-n.B-n", "YY\n");	/* the one at the path */
+	fake_build_dir(d.base, "dNN\n");
+	use_expecting(&d, "flavour-debug.A-y.B-y", "dNN\n");	/* its own flavour's */
+	fake_build_dir(d.base, "dYY\n");
+	use_expecting(&d, "A-n.B-y", "NN\n");	/* a plain one, though two debug ones are nearer */
+	expect_waiting(&d, "flavour-debug.A-y.B-y", "kernel/kcmp.o", "dYY\n");
 	build_dirs_free(&d);
 	remove_tree(root);
 }

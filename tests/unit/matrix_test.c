@@ -372,3 +372,33 @@ TEST(matrix_guest_channel)
 		free(arches);
 	}
 }
+
+/* "flavour NAME FRAGMENT...": a flavour asked for by name adds its fragments to the base, after
+ * the base line's; one not declared is a one-line error naming those there are. */
+TEST(matrix_flavour_adds_its_fragments)
+{
+	static const char *const bad[][2] = {
+		{ "flavour debug\n", "matrix.conf:6: a flavour line is 'flavour NAME FRAGMENT...'" },
+		{ "flavour d a\nflavour d b\n", "matrix.conf:7: flavour 'd' is declared twice" },
+		{ "flavour d ../x\n", "matrix.conf:6:" },
+	};
+	struct matrix m;
+	char err[512] = "";
+
+	CHECK(matrix_load("matrix", NULL, &m, err, sizeof(err)) == 0);
+	CHECK(m.flavour_in_use == NULL);
+	CHECK(matrix_use_flavour(&m, "nosuch", err, sizeof(err)) == -1);
+	CHECK_STR(err, "flavour 'nosuch': matrix.conf declares no such flavour (declared: debug)");
+	CHECK(matrix_use_flavour(&m, "debug", err, sizeof(err)) == 0);
+	CHECK_STR(m.flavour_in_use, "debug");
+	CHECK_STR(m.base[0], "common");
+	CHECK_STR(m.base[1], "debug");
+	CHECK(m.base[2] == NULL);
+	matrix_free(&m);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *conf = xasprintf("%s%s", good_conf, bad[i][0]);
+
+		CHECK_CONTAINS(load_with(conf, good_arches), bad[i][1]);
+		free(conf);
+	}
+}
