@@ -264,6 +264,8 @@ static void builds(struct kcidb *k, const struct matrix *m, const struct plan *p
 			field(o, "log_excerpt", c->reason);
 		misc = json_object();
 		field(misc, "kernel_tag", c->config_tag);
+		if (m->flavour_in_use)	/* its base fragments are in every such kernel */
+			field(misc, "flavour", m->flavour_in_use);
 		json_object_set_new(misc, "cached", json_boolean(c->kernel_cached));
 		json_object_set_new(o, "misc", misc);
 		free(compiler);

@@ -285,3 +285,35 @@ TEST(report_json_keeps_utf8_valid)
 	plan_free(&p);
 	matrix_free(&m);
 }
+
+/* A run of a flavour says so in matrix.json and above its table, and its matrix.json is read
+ * back only by a run of the same flavour (merge, diff and --previous mix no two). */
+TEST(report_flavour_is_named_and_kept_apart)
+{
+	struct matrix m;
+	struct plan p, back = { 0 };
+	struct run_info ri = { 0 }, back_ri = { 0 };
+	char err[512] = "", *j, *md;
+
+	fixture_plan(&m, &p);
+	m.flavour_in_use = "debug";
+	j = report_json(&m, &p, &ri);
+	md = report_markdown(&m, &p, &ri);
+	CHECK_CONTAINS(j, "\"flavour\": \"debug\"");
+	CHECK(md && !strncmp(md, "Flavour debug: every kernel has its base fragments too.\n\n| ", 59));
+	CHECK(results_parse("matrix.json", j, strlen(j), &m, &back, &back_ri, err,
+			    sizeof(err)) == 0);
+	plan_free(&back);
+	free_strings(back_ri.whole_plan);
+	back = (struct plan){ 0 };
+	back_ri = (struct run_info){ 0 };
+	m.flavour_in_use = NULL;
+	CHECK(results_parse("matrix.json", j, strlen(j), &m, &back, &back_ri, err,
+			    sizeof(err)) == -1);
+	CHECK_CONTAINS(err, "its flavour is 'debug', this run's none: pass --flavour as it was run");
+	plan_free(&back);
+	free(md);
+	free(j);
+	plan_free(&p);
+	matrix_free(&m);
+}
