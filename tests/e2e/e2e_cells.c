@@ -227,8 +227,11 @@ TEST(e2e_force_all_clears_a_cached_build_failure)
 TEST(e2e_real_cells_both_arches)
 {
 	struct run r = harness_run("real", (const char *[]){ "--only", FIVE, NULL });
+	/* in the debug flavour: its detectors stay quiet on a good kernel, and the health
+	 * mutant (e2e_every_health_mark_fires) is then a light rebuild of this heavy one */
 	struct run cr = harness_run("real-cr", (const char *[]){ "--arch", "x86_64", "--only",
-								 CR_NO_EPOLL, NULL });
+								 CR_NO_EPOLL, "--flavour", "debug",
+								 NULL });
 
 	CHECK(r.status == 0);
 	CHECK_CONTAINS(r.out, "10 cells: 10 PASS");
@@ -277,6 +280,10 @@ TEST(e2e_real_cells_both_arches)
 		CHECK(count(text, "\"selftest\": \"pass\"") == 6);
 		CHECK(count(text, "\"selftest\": \"not-run\"") == 4);
 		CHECK_CONTAINS(cr_text, "\"selftest\": \"not-run\"");
+		/* the flavour is the run's, and the default run names none */
+		CHECK_CONTAINS(cr_text, "\"flavour\": \"debug\"");
+		CHECK(!strstr(text, "\"flavour\""));
+		CHECK_CONTAINS(cr.out, "Flavour debug: every kernel has its base fragments too.");
 		free(cr_text);
 		free(cr_json);
 		free(text);

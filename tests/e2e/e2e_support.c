@@ -378,23 +378,58 @@ char *results_file(const struct run *r, const char *name)
 	return text;
 }
 
-/* A kcmp() that answers right but, as its command line says (kcmpm_mutant=), panics at its
- * first call, WARNs on every KCMP_FILE call, sleeps for ever in its first call (hang), or none
- * of these; with no word it tosses a coin once per boot (about half of its boots panic), which
- * the test forces through tests/fakes/qemu-append: each side is seen every run. */
+/* A kcmp() that answers right but, as its command line says (kcmpm_mutant=WORD), does at its
+ * first call (or every KCMP_FILE call: warn) one thing each detector and crash mark of
+ * arches.conf is there to notice, or none of them; with no word it tosses a coin once per
+ * boot (about half of its boots panic), which the test forces through tests/fakes/qemu-append:
+ * each side is seen every run. The detectors (lockdep, atomic sleep, list debugging, UBSAN,
+ * hung task, soft lockup) are the debug flavour's (matrix/base/debug.config). */
 const struct edit health_edits[] = {
 	{ "kernel/kcmp.c", "SYSCALL_DEFINE5(kcmp, pid_t, pid1, pid_t, pid2, int, type,\n",
-	  "/* kcmp-matrix e2e test: a kcmp() that panics or warns */\n"
+	  "/* kcmp-matrix e2e test: a kcmp() that crashes, warns or trips a detector */\n"
+	  "#include <linux/jiffies.h>\n#include <linux/mutex.h>\n#include <linux/sched.h>\n\n"
+	  "static const char *const kcmpm_faults[] = { \"none\", \"panic\", \"warn\", \"hang\",\n"
+	  "\t\"oops\", \"bug\", \"gpf\", \"divide\", \"atomic\", \"lockdep\", \"list\", \"ubsan\",\n"
+	  "\t\"hung\", \"softlockup\" };\n"
 	  "static int kcmpm_mutant = -1;\n"
 	  "static int __init kcmpm_mutant_setup(char *s)\n{\n"
-	  "\tkcmpm_mutant = !strcmp(s, \"panic\") ? 1 : !strcmp(s, \"warn\") ? 2 :\n"
-	  "\t\t       !strcmp(s, \"hang\") ? 3 : 0;\n"
+	  "\tkcmpm_mutant = 0;\n"
+	  "\tfor (int i = 0; i < ARRAY_SIZE(kcmpm_faults); i++)\n"
+	  "\t\tif (!strcmp(s, kcmpm_faults[i]))\n\t\t\tkcmpm_mutant = i;\n"
 	  "\treturn 1;\n}\n__setup(\"kcmpm_mutant=\", kcmpm_mutant_setup);\n\n"
+	  "static DEFINE_MUTEX(kcmpm_a);\nstatic DEFINE_MUTEX(kcmpm_b);\n"
+	  "static LIST_HEAD(kcmpm_list);\nstatic struct list_head kcmpm_entry;\n"
+	  "static int kcmpm_array[4];\nstatic volatile int kcmpm_index = 4, kcmpm_zero;\n"
+	  "static int *volatile kcmpm_null;\n\n"
+	  "/* spins for seconds of the kernel's own clock: a delay loop under TCG is no measure of\n"
+	  " * the time the soft lockup watchdog reads */\n"
+	  "static noinline void kcmpm_spin(unsigned int seconds)\n{\n"
+	  "\tunsigned long end = jiffies + seconds * HZ;\n\n"
+	  "\twhile (time_before(jiffies, end))\n\t\tcpu_relax();\n}\n\n"
+	  "/* the fault, once per boot */\nstatic noinline void kcmpm_fault(int fault)\n{\n"
+	  "\tswitch (fault) {\n"
+	  "\tcase 1: panic(\"kcmp-matrix e2e mutant: a bad boot\");\n"
+	  "\tcase 4: *kcmpm_null = 1; break;\n"
+	  "\tcase 5: BUG();\n"
+	  "\tcase 6: *(volatile int *)0xdead000000000000UL = 1; break;\n"
+	  "\tcase 7: pr_info(\"kcmpm %d\\n\", kcmpm_index / kcmpm_zero); break;\n"
+	  "\tcase 8: preempt_disable(); might_sleep(); preempt_enable(); break;\n"
+	  "\tcase 9: mutex_lock(&kcmpm_a); mutex_lock(&kcmpm_b); mutex_unlock(&kcmpm_b);\n"
+	  "\t\tmutex_unlock(&kcmpm_a); mutex_lock(&kcmpm_b); mutex_lock(&kcmpm_a);\n"
+	  "\t\tmutex_unlock(&kcmpm_a); mutex_unlock(&kcmpm_b); break;\n"
+	  "\tcase 10: list_add(&kcmpm_entry, &kcmpm_list); list_add(&kcmpm_entry, &kcmpm_list);\n"
+	  "\t\tbreak;\n"
+	  "\tcase 11: pr_info(\"kcmpm %d\\n\", kcmpm_array[kcmpm_index]); break;\n"
+	  "\tcase 12: schedule_timeout_uninterruptible(25 * HZ); break;\n"
+	  "\tcase 13: kcmpm_spin(30); break;\n"
+	  "\t}\n}\n\n"
 	  "SYSCALL_DEFINE5(kcmp, pid_t, pid1, pid_t, pid2, int, type,\n" },
 	{ "kernel/kcmp.c", "\tstruct task_struct *task1, *task2;\n\tint ret;\n\n",
 	  "\tstruct task_struct *task1, *task2;\n\tint ret;\n\n"
 	  "\tif (kcmpm_mutant < 0)\n\t\tkcmpm_mutant = get_random_u32() & 1;\n"
-	  "\tif (kcmpm_mutant == 1)\n\t\tpanic(\"kcmp-matrix e2e mutant: a bad boot\");\n"
+	  "\tif (kcmpm_mutant != 2 && kcmpm_mutant != 3) {\n"
+	  "\t\tint fault = kcmpm_mutant;\n\n"
+	  "\t\tkcmpm_mutant = 0;\n\t\tkcmpm_fault(fault);\n\t}\n"
 	  "\tWARN(kcmpm_mutant == 2 && type == KCMP_FILE, \"kcmp-matrix e2e mutant\");\n"
 	  "\twhile (kcmpm_mutant == 3)\n\t\tschedule_timeout_uninterruptible(HZ);\n" },
 	{ 0 } };

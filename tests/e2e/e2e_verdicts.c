@@ -1,6 +1,9 @@
 /* e2e_verdicts: each wrong kernel fails at its layer: another kernel booted, a hang, a panic, a short
  * KTAP plan, a build error, a killed make, a broken or mutant kcmp(), a crash or a warning. See e2e.h. */
 #include "e2e.h"
+#include "matrix.h"
+
+#include <glob.h>
 
 /* The first kernel image in the cache for x86_64 whose tag differs from the cell's. */
 static char *other_kernel(const char *not_tag)
@@ -328,24 +331,28 @@ TEST(e2e_mutant_kernel_fails_each_resource_check)
 	run_free(&r);
 }
 
-/* Runs the health mutant's cell with the command line words first (first boot) and later
- * (every other boot), booting afresh. */
-static struct run health_run(const char *name, const char *patches, const char *first,
-			     const char *later)
+/* Runs the health mutant's cell (arch, combo; its kcmp()'s fault named by the command line words:
+ * first on the first boot, later on every other), booting afresh, with more arguments
+ * (--flavour, --boot-timeout) if any. */
+static struct run health_run_on(const char *name, const char *patches, const char *arch,
+				const char *combo, const char *first, const char *later,
+				const char *const *more)
 {
 	char *state = xasprintf("%s/%s.state", scratch, name);
-	/* 15 s: a boot of this cell takes one or two (six on a slow machine); a hung one must not
-	 * cost the default 60 */
-	const char *args[] = { "--patches", patches, "--arch", "x86_64", "--only", VIA_EXPERT,
-			       "--qemu", "tests/fakes/qemu-append", "--force", "boot",
-			       "--boot-timeout", "15", NULL };
+	const char *args[24] = { "--patches", patches, "--arch", arch, "--only", combo,
+				 "--qemu", "tests/fakes/qemu-append", "--force", "boot" };
+	int n = 10;
 	struct run r;
 
+	for (int i = 0; more && more[i]; i++)
+		args[n++] = more[i];
+	args[n] = NULL;
 	unlink(state);
 	setenv("KCMPM_FAKE_STATE", state, 1);
 	setenv("KCMPM_FAKE_APPEND_1", first, 1);
 	setenv("KCMPM_FAKE_APPEND_2", later, 1);
-	setenv("KCMPM_REAL_QEMU", "qemu-system-x86_64", 1);
+	setenv("KCMPM_REAL_QEMU", strcmp(arch, "arm64") ? "qemu-system-x86_64"
+						       : "qemu-system-aarch64", 1);
 	r = harness_run(name, args);
 	unsetenv("KCMPM_FAKE_STATE");
 	unsetenv("KCMPM_FAKE_APPEND_1");
@@ -353,6 +360,16 @@ static struct run health_run(const char *name, const char *patches, const char *
 	unsetenv("KCMPM_REAL_QEMU");
 	free(state);
 	return r;
+}
+
+/* The same on x86_64 with the default flavour; 15 s a boot: a boot of this cell takes one or
+ * two (six on a slow machine), and a hung one must not cost the default 60. */
+static struct run health_run(const char *name, const char *patches, const char *first,
+			     const char *later)
+{
+	const char *more[] = { "--boot-timeout", "15", NULL };
+
+	return health_run_on(name, patches, "x86_64", VIA_EXPERT, first, later, more);
 }
 
 /* A kernel that crashes, warns or hangs never passes: a panic on the first boot is BOOT_FAIL
@@ -410,6 +427,151 @@ TEST(e2e_kernel_that_crashes_or_warns_never_passes)
 	CHECK_CONTAINS(r.tsv, "not the failure");
 	run_free(&r);
 	free(xfail);
+	free(patches);
+}
+
+/* Every console under a run's results (each boot's serial*.log), appended to all. */
+static void add_consoles(struct strbuf *all, const struct run *r)
+{
+	char *pattern = xasprintf("%s/cells/*/*/*/*/serial*.log", r->results);
+	glob_t g;
+
+	if (glob(pattern, 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			char *text = read_file(g.gl_pathv[i], NULL);
+
+			if (text)
+				sb_printf(all, "%s\n", text);
+			free(text);
+		}
+		globfree(&g);
+	}
+	free(pattern);
+}
+
+/* Is the mark one of every arch's (a line of arches.conf outside any arch block)? */
+static int mark_of_every_arch(const struct matrix *m, const char *mark, int crash)
+{
+	for (int a = 0; a < m->narch; a++) {
+		char **list = crash ? m->arch[a].marks.crash : m->arch[a].marks.warning;
+		int found = 0;
+
+		for (int i = 0; list && list[i] && !found; i++)
+			found = !strcmp(list[i], mark);
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
+/* Each mark of arches.conf shows in a console the health mutant printed: one of every arch in
+ * any console, an arch's own in that arch's. A mark that no kernel we build can print is not a
+ * check; this is where one that cannot fire is noticed. */
+static void expect_every_mark_fired(const char *const arch[], const char *const consoles[], int n)
+{
+	struct matrix m;
+	char err[512];
+
+	CHECK(matrix_load("matrix", "kernel-patch", &m, err, sizeof(err)) == 0);
+	for (int a = 0; a < m.narch; a++)
+		for (int crash = 0; crash < 2; crash++) {
+			char **list = crash ? m.arch[a].marks.crash : m.arch[a].marks.warning;
+
+			for (int i = 0; list && list[i]; i++) {
+				int every = mark_of_every_arch(&m, list[i], crash), fired = 0;
+
+				for (int k = 0; k < n && !fired; k++)
+					fired = (every || !strcmp(arch[k], m.arch[a].name)) &&
+						consoles[k] && strstr(consoles[k], list[i]);
+				if (!fired)
+					printf("# %s mark '%s' of %s fired in no mutant's console\n",
+					       crash ? "crash" : "warning", list[i], m.arch[a].name);
+				CHECK(fired);
+			}
+		}
+	matrix_free(&m);
+}
+
+/* One fault of the health mutant (its kcmpm_mutant= word), the cell's verdict and what its
+ * reason must hold. */
+struct fault {
+	const char *word, *status, *reason;
+};
+
+/* Every detector and crash mark fires on a real kernel, and the harness says so: the health
+ * mutant in the debug flavour on x86_64 (lockdep, sleep in atomic, list corruption, UBSAN, a
+ * hung task, a soft lockup, and the oops headers with and without "Oops"), the arm64 oops
+ * headers in the default flavour; each fault's cell fails naming its line, and the same kernel
+ * with no fault passes (no detector fires on a good kernel, the guest's 101 checks included). */
+TEST(e2e_every_health_mark_fires)
+{
+	static const struct fault x86[] = {
+		{ "none", "PASS", "" },
+		{ "oops", "BOOT_FAIL", "kernel crashed: Oops: 0002 [#1]" },
+		{ "bug", "BOOT_FAIL", "kernel crashed: kernel BUG at kernel/kcmp.c:" },
+		{ "gpf", "BOOT_FAIL", "kernel crashed: general protection fault, probably for "
+				      "non-canonical address 0xdead000000000000" },
+		{ "divide", "BOOT_FAIL", "kernel crashed: divide error: 0000 [#1]" },
+		{ "atomic", "KERNEL_WARN", "kernel warning: BUG: sleeping function called from "
+					   "invalid context at kernel/kcmp.c:" },
+		{ "lockdep", "KERNEL_WARN", "kernel warning: WARNING: possible circular locking "
+					    "dependency detected" },
+		{ "list", "KERNEL_WARN", "kernel warning: WARNING: CPU: 0 PID: 1 at lib/list_debug.c" },
+		/* the path is the build's: the tree's absolute one */
+		{ "ubsan", "KERNEL_WARN", "kernel warning: UBSAN: array-index-out-of-bounds in /" },
+		{ "hung", "KERNEL_WARN", "kernel warning: INFO: task init:1 blocked for more than 10 "
+					 "seconds." },
+		{ "softlockup", "KERNEL_WARN", "kernel warning: watchdog: BUG: soft lockup - CPU#0 "
+					       "stuck for" },
+		{ 0 } };
+	static const struct fault arm64[] = {
+		{ "oops", "BOOT_FAIL", "kernel crashed: Unable to handle kernel NULL pointer "
+				       "dereference" },
+		{ "bug", "BOOT_FAIL", "kernel crashed: kernel BUG at kernel/kcmp.c:" },
+		{ 0 } };
+	/* x86_64's cell is the real CHECKPOINT_RESTORE cell's (e2e_real_cells_both_arches builds
+	 * it in the debug flavour), so its kernel here is a light rebuild; arm64's, the real
+	 * cells' default one */
+	static const struct {
+		const char *arch, *combo, *flavour;
+		const struct fault *faults;
+	} runs[] = { { "x86_64", CR_NO_EPOLL, "debug", x86 }, { "arm64", VIA_EXPERT, NULL, arm64 } };
+	char *patches = mutant_series("kernel-patch", "patches-marks", "v3", health_edits);
+	struct strbuf consoles[2] = { 0 };
+	const char *texts[2], *arch[2];
+
+	for (int k = 0; k < 2; k++)
+		for (const struct fault *f = runs[k].faults; f->word; f++) {
+			char *name = xasprintf("marks-%s-%s", runs[k].arch, f->word);
+			char *word = xasprintf("kcmpm_mutant=%s", f->word);
+			/* the hung task and the soft lockup take 25 and 30 s of a boot (51 s in all
+			 * on a loaded machine): room for a slow one */
+			const char *more[] = { "--boot-timeout", "120", "--boot-retries", "0",
+					       runs[k].flavour ? "--flavour" : NULL, runs[k].flavour,
+					       NULL };
+			char *want = xasprintf("\t%s\t", f->status), *line;
+			struct run r = health_run_on(name, patches, runs[k].arch, runs[k].combo, word,
+						     word, more);
+
+			line = cell_line(&r, runs[k].arch, runs[k].combo);
+			CHECK(line && strstr(line, want));
+			CHECK(line && strstr(line, f->reason));
+			CHECK(r.status == !!strcmp(f->status, "PASS"));
+			printf("# %s %s: %s\n", runs[k].arch, f->word, line ? line : "(no cell)");
+			add_consoles(&consoles[k], &r);
+			free(line);
+			free(want);
+			free(word);
+			free(name);
+			run_free(&r);
+		}
+	for (int k = 0; k < 2; k++) {
+		texts[k] = consoles[k].s;
+		arch[k] = runs[k].arch;
+	}
+	expect_every_mark_fired(arch, texts, 2);
+	sb_free(&consoles[0]);
+	sb_free(&consoles[1]);
 	free(patches);
 }
 
