@@ -19,6 +19,10 @@
 #            three runs, and their median
 #   group    one group's configs with the in-process resolver and with olddefconfig
 #   verify   every entry of the warm cache checked against its manifest (verify-cache)
+#   flavour  BENCH_PART=flavour: what a flavour (matrix.conf's flavour lines: debug) costs a
+#            kernel: each arch's largest cell built clean and booted without and with it, on a
+#            cache of its own (BENCH_TREE, default 6.1; FLAVOURS, default all declared;
+#            BENCH_ARCHES, default all)
 #   full     BENCH_FULL=1: the full default matrix (every tree) cold, tree by tree, each on a
 #            cache of its own with its own F; the sums give the full matrix's wall/F (hours on
 #            a slow machine). BENCH_FULL=only runs just this, for the trees in FULL_TREES
@@ -49,6 +53,28 @@ args="--trees $trees"
 
 summary() { grep 'kcmp-matrix: summary:' "$1" | tail -n 1; }
 field() { summary "$1" | sed -n "s/.*[ ,]$2 \([0-9.]*\).*/\1/p"; }
+
+if [ "${BENCH_PART:-}" = flavour ]; then
+	# one clean build and boot of the cell that turns everything on, per arch and flavour
+	# ("plain": none); the harness's summary gives compile and boot seconds, the cache the image
+	rm -rf "$cache/flavour" "$out/flavour"
+	mkdir -p "$out/flavour"
+	for arch in ${BENCH_ARCHES:-$(sed -n 's/^arches //p' matrix/matrix.conf)}; do
+		for flavour in plain ${FLAVOURS:-$(sed -n 's/^flavour \([^ ]*\).*/\1/p' matrix/matrix.conf)}; do
+			name=$arch-$flavour
+			[ "$flavour" = plain ] && opt="" || opt="--flavour $flavour"
+			# shellcheck disable=SC2086
+			"$harness" --cache "$cache/flavour/$name" --results "$out/flavour/$name" \
+				--trees "${BENCH_TREE:-6.1}" --variants v3 --arch "$arch" $opt \
+				--only EXPERT=y,KCMP=y,CHECKPOINT_RESTORE=y,DRM=y,EPOLL=y \
+				>"$out/flavour/$name.table" 2>"$out/flavour/$name.log" || true
+			log=$out/flavour/$name.log
+			image=$(find "$cache/flavour/$name/kernels" -name image -type f | head -n 1)
+			echo "flavour $arch $flavour: $(tail -n 1 "$out/flavour/$name.table"); clean build $(field "$log" compile) s, boot $(field "$log" boot) s, CPU $(field "$log" CPU) s, image $(($(stat -c %s "$image" 2>/dev/null || echo 0) / 1024)) KiB"
+		done
+	done
+	exit 0
+fi
 
 # awk: seconds of a log line's [hh:mm:ss] stamp, for profile and overlap. The stamps are time of
 # day: one earlier than the last is the next day (a run past midnight).
