@@ -868,6 +868,11 @@ int matrix_tree_index(const struct matrix *m, const char *name)
 int matrix_add_tree(struct matrix *m, const char *name, const char *package, const char *tarball,
 		    const char *ksrc, char *err, size_t errlen)
 {
+	if (!*name || !plain_name(name)) {	/* a shard's matrix.json names trees too */
+		snprintf(err, errlen, "tree name '%s' is not a plain name (letters, digits, '_', "
+			 "'-', '.', not first)", name);
+		return -1;
+	}
 	if (matrix_tree_index(m, name) >= 0) {
 		snprintf(err, errlen, "tree '%s' is declared twice", name);
 		return -1;

@@ -114,6 +114,41 @@ static int cell_tree(struct matrix *m, const char *name, char *err, size_t errle
 	return t;
 }
 
+/* Is s a word the harness itself would have written: a state, a kernel tag, a selftest
+ * verdict? A shard's file may come from another machine, and these values go into tables and
+ * paths: a newline or a '|' would add rows to matrix.md. */
+static int plain_word(const char *s)
+{
+	return !s || (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789_-.:+") == strlen(s));
+}
+
+/* The cell's words are plain (plain_word), else -1 with which one in err: checked before the
+ * cell owns anything it read. */
+static int plain_values(const struct matrix *m, const json_t *j, const json_t *predicted_obs,
+			char *err, size_t errlen)
+{
+	static const char *const fields[] = { "selftest", "config_tag" };
+	const char *bad = NULL, *booted = get_string(j, "booted");
+
+	for (int i = 0; i < m->nobs && !bad; i++)
+		if (!plain_word(get_string(json_object_get(j, "observed"), m->obs[i])) ||
+		    !plain_word(get_string(predicted_obs, m->obs[i])))
+			bad = m->obs[i];
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]) && !bad; i++)
+		if (!plain_word(get_string(j, fields[i])))
+			bad = fields[i];
+	/* the kernel's banner words: "6.1.192 #2 kcmpm-...", one line, no table syntax */
+	for (const char *b = booted; b && *b && !bad; b++)
+		if ((unsigned char)*b < ' ' || *b == '|' || *b == 0x7f)
+			bad = "booted";
+	if (!bad)
+		return 0;
+	snprintf(err, errlen, "a cell's %s is not a plain word (letters, digits, '_-.:+'): not "
+		 "a matrix.json the harness wrote", bad);
+	return -1;
+}
+
 static int read_cell(struct matrix *m, const json_t *j, struct cell *c, char *err,
 		     size_t errlen)
 {
@@ -143,8 +178,9 @@ static int read_cell(struct matrix *m, const json_t *j, struct cell *c, char *er
 			snprintf(err, errlen, "a cell's requested %s is not y, m or n", m->sym[s]);
 			return -1;
 		}
-	/* the last refusal: from here on the cell owns what it reads */
-	if (get_figure(j, "boots", MAX_BOOTS, &boots, err, errlen) ||
+	/* the last refusals: from here on the cell owns what it reads */
+	if (plain_values(m, j, predicted_obs, err, errlen) ||
+	    get_figure(j, "boots", MAX_BOOTS, &boots, err, errlen) ||
 	    get_figure(j, "build_seconds", MAX_SECONDS, &c->build_seconds, err, errlen) ||
 	    get_figure(j, "boot_seconds", MAX_SECONDS, &c->boot_seconds, err, errlen))
 		return -1;

@@ -101,6 +101,11 @@ TEST(results_of_a_partial_run_say_so)
 	free(dir);
 }
 
+/* the start of a matrix.json with one well-formed cell, for a field to follow */
+#define CELL "{\"schema\": 1, \"symbols\": [], \"cells\": [{\"arch\": \"x86_64\", \"variant\": " \
+	"\"v3\", \"status\": \"PASS\", \"requested\": {\"EXPERT\": \"n\", \"KCMP\": \"n\", " \
+	"\"CHECKPOINT_RESTORE\": \"n\", \"DRM\": \"n\", \"EPOLL\": \"y\"}, "
+
 TEST(results_read_refuses_what_it_cannot_use)
 {
 	struct matrix m;
@@ -139,6 +144,18 @@ TEST(results_read_refuses_what_it_cannot_use)
 		  "\"v3\", \"status\": \"PASS\", \"requested\": {\"EXPERT\": \"n\", \"KCMP\": \"n\", "
 		  "\"CHECKPOINT_RESTORE\": \"n\", \"DRM\": \"n\", \"EPOLL\": \"y\"}, "
 		  "\"boots\": 1e300}]}", "cell 1 of 1: \"boots\" is 1e+300, not a figure from 0 to 1000" },
+		/* names and words that would leave --results or add rows to matrix.md (a shard's
+		 * file may come from another machine) */
+		{ "{\"schema\": 1, \"symbols\": [], \"cells\": [{\"tree\": \"../../../outside\"}]}",
+		  "tree name '../../../outside' is not a plain name" },
+		{ "{\"schema\": 1, \"symbols\": [], \"trees\": [{\"name\": \"a/b\"}], \"cells\": []}",
+		  "not a plain name" },
+		{ CELL "\"observed\": {\"kcmp\": \"works\\n| n | n |\"}}]}",
+		  "cell 1 of 1: a cell's kcmp is not a plain word" },
+		{ CELL "\"predicted_observed\": {\"epoll\": \"a|b\"}}]}", "a cell's epoll is not a plain" },
+		{ CELL "\"selftest\": \"pass fail\"}]}", "a cell's selftest is not a plain word" },
+		{ CELL "\"config_tag\": \"../x\"}]}", "a cell's config_tag is not a plain word" },
+		{ CELL "\"booted\": \"6.1 #1\\nkcmpm-x\"}]}", "a cell's booted is not a plain word" },
 	};
 
 	fixture_plan(&m, &p);
