@@ -88,15 +88,14 @@ int conf_parse(const char *path, const char *text, struct conf_file *cf, char *e
 	return 0;
 }
 
-int conf_load(const char *path, struct conf_file *cf, char *err, size_t errlen)
+char *conf_read_text(const char *path, char *err, size_t errlen)
 {
 	size_t len;
 	char *text = read_file(path, &len), *nul;
-	int r;
 
 	if (!text) {
 		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-		return -1;
+		return NULL;
 	}
 	/* a NUL would end the text early and the rest would be silently ignored */
 	nul = memchr(text, 0, len);
@@ -108,8 +107,18 @@ int conf_load(const char *path, struct conf_file *cf, char *err, size_t errlen)
 		snprintf(err, errlen, "%s:%d: a NUL byte in a text file; write the file again as "
 			 "plain text", path, line);
 		free(text);
-		return -1;
+		return NULL;
 	}
+	return text;
+}
+
+int conf_load(const char *path, struct conf_file *cf, char *err, size_t errlen)
+{
+	char *text = conf_read_text(path, err, errlen);
+	int r;
+
+	if (!text)
+		return -1;
 	r = conf_parse(path, text, cf, err, errlen);
 	free(text);
 	return r;

@@ -31,6 +31,9 @@ struct conf_file {
 
 /* Loads and splits path; checks the format line. Returns -1 with a message in err. */
 int conf_load(const char *path, struct conf_file *cf, char *err, size_t errlen);
+/* A file's whole text (caller frees), or NULL with why in err: unreadable, or a NUL byte in it
+ * (which would end the text early: the rest silently dropped), naming its line. */
+char *conf_read_text(const char *path, char *err, size_t errlen);
 /* Same, from text in memory (path is used in messages only). */
 int conf_parse(const char *path, const char *text, struct conf_file *cf, char *err, size_t errlen);
 void conf_free(struct conf_file *cf);

@@ -477,8 +477,10 @@ static int arch_attribute(struct arch *a, const struct conf_line *l, const char 
 		char *end;
 
 		*slot = strtod(l->word[1], &end);
-		if (*end || end == l->word[1] || !isfinite(*slot) || *slot <= 0) {
-			snprintf(err, errlen, "%s: %s must be a positive number of seconds", where, kw);
+		if (*end || end == l->word[1] || !isfinite(*slot) || *slot <= 0 ||
+		    *slot > MAX_TIMEOUT_SECONDS) {
+			snprintf(err, errlen, "%s: %s must be a number of seconds from 0 to %d (a day)",
+				 where, kw, MAX_TIMEOUT_SECONDS);
 			return -1;
 		}
 		return 0;

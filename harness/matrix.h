@@ -20,6 +20,9 @@
 #include <stddef.h>
 
 enum { MAX_GUEST_CONFIG = 8, MAX_TREES = 8, MAX_FLAVOURS = 8 };
+/* The longest boot or build timeout (arches.conf, --boot-timeout, --build-timeout): a limit
+ * past a day is no limit (1e300 s would never fire, and overflows a timespec). */
+enum { MAX_TIMEOUT_SECONDS = 86400 };
 
 /* A kernel tree the matrix is asked of: a Debian package's tarball (matrix.conf's 'tree NAME
  * PACKAGE TARBALL' lines), or a KSRC directory. version and path are known once the tree is

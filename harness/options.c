@@ -98,8 +98,9 @@ static double positive_number(const char *opt, const char *s)
 	char *end;
 	double v = strtod(s, &end);
 
-	if (*end || end == s || !isfinite(v) || v <= 0)
-		die("%s: '%s' is not a positive number of seconds", opt, s);
+	if (*end || end == s || !isfinite(v) || v <= 0 || v > MAX_TIMEOUT_SECONDS)
+		die("%s: '%s' is not a number of seconds from 0 to %d (a day)", opt, s,
+		    MAX_TIMEOUT_SECONDS);
 	return v;
 }
 

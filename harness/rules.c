@@ -412,13 +412,11 @@ int rules_parse(const char *path, const char *text, int nsym, const char *const 
 int rules_load(const char *path, int nsym, const char *const *names, struct rules *r, char *err,
 	       size_t errlen)
 {
-	char *text = read_file(path, NULL);
+	char *text = conf_read_text(path, err, errlen);
 	int rc;
 
-	if (!text) {
-		snprintf(err, errlen, "cannot read rules file '%s': %m", path);
+	if (!text)
 		return -1;
-	}
 	rc = rules_parse(path, text, nsym, names, r, err, errlen);
 	free(text);
 	return rc;

@@ -809,9 +809,16 @@ TEST(e2e_bad_values_exit_2)
 	expect_harness_error("jobs-huge", (const char *[]){ "--jobs", "1e12", NULL },
 			     "--jobs: '1e12' is not a whole number");
 	expect_harness_error("timeout-nan", (const char *[]){ "--boot-timeout", "nan", NULL },
-			     "--boot-timeout: 'nan' is not a positive number of seconds");
+			     "--boot-timeout: 'nan' is not a number of seconds from 0 to 86400");
 	expect_harness_error("timeout-inf", (const char *[]){ "--build-timeout", "inf", NULL },
-			     "--build-timeout: 'inf' is not a positive number");
+			     "--build-timeout: 'inf' is not a number of seconds");
+	/* finite, and no limit at all */
+	expect_harness_error("timeout-huge", (const char *[]){ "--boot-timeout", "1e300", NULL },
+			     "--boot-timeout: '1e300' is not a number of seconds from 0 to 86400 "
+			     "(a day)");
+	expect_harness_error("build-timeout-huge",
+			     (const char *[]){ "--build-timeout", "1e308", NULL },
+			     "--build-timeout: '1e308' is not a number of seconds");
 	expect_harness_error("unknown-option", (const char *[]){ "--colour", NULL },
 			     "unknown option or missing value '--colour'; 'kcmp-matrix --help' "
 			     "lists the options");
@@ -835,7 +842,29 @@ TEST(e2e_bad_values_exit_2)
 	write_file_atomic(conf, text ? text : "", text ? strlen(text) : 0);
 	edit_file(arch_conf, "boot-timeout 60", "boot-timeout nan");
 	expect_harness_error("arch-timeout-nan", (const char *[]){ "--matrix", dir, NULL },
-			     "boot-timeout must be a positive number of seconds");
+			     "boot-timeout must be a number of seconds from 0 to 86400");
+	edit_file(arch_conf, "boot-timeout nan", "boot-timeout 1e300");
+	expect_harness_error("arch-timeout-huge", (const char *[]){ "--matrix", dir, NULL },
+			     "boot-timeout must be a number of seconds from 0 to 86400");
+	edit_file(arch_conf, "boot-timeout 1e300", "boot-timeout 60");
+	/* a NUL in a rules file: the rest of the line (and file) would be dropped, "works\0 when
+	 * EPOLL" loading as an unconditional works */
+	{
+		char *rules = xasprintf("%s/rules/v3.rules", dir), *rtext = read_file(rules, NULL);
+		char *nul = rtext ? strstr(rtext, "\n") : NULL;
+
+		CHECK(nul != NULL);
+		if (nul) {
+			*nul = 0;	/* the end of the first line becomes a NUL */
+			write_file_atomic(rules, rtext, strlen(rtext) + 1 + strlen(nul + 1));
+			expect_harness_error("rules-nul", (const char *[]){ "--matrix", dir, NULL },
+					     "v3.rules:1: a NUL byte in a text file");
+			*nul = '\n';
+			write_file_atomic(rules, rtext, strlen(rtext));
+		}
+		free(rtext);
+		free(rules);
+	}
 	free(text);
 	free(fresh_cache);
 	free(arch_conf);

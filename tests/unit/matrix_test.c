@@ -216,9 +216,9 @@ TEST(matrix_arches_errors)
 	CHECK_CONTAINS(load_with_arches("format 1\narch x86_64\n\tkernel-arch x86_64\n"),
 		       "arch 'x86_64' has no 'cross-compile' line");
 	CHECK_CONTAINS(load_with_arches("format 1\narch x86_64\n\tboot-timeout soon\n"),
-		       "arches.conf:3: boot-timeout must be a positive number");
+		       "arches.conf:3: boot-timeout must be a number of seconds from 0 to 86400");
 	CHECK_CONTAINS(load_with_arches("format 1\narch x86_64\n\tbuild-timeout -5\n"),
-		       "arches.conf:3: build-timeout must be a positive number");
+		       "arches.conf:3: build-timeout must be a number of seconds from 0 to 86400");
 	CHECK_CONTAINS(load_with_arches("format 1\narch x86_64\n\tcolour blue\n"),
 		       "arches.conf:3: unknown arch attribute 'colour'");
 	CHECK_CONTAINS(load_with_arches("format 1\nmachine x86_64\n"),
