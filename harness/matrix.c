@@ -149,6 +149,19 @@ static int selftest_line(struct matrix *m, const struct conf_line *l, const char
 	return 0;
 }
 
+/* A list line (arches, variants) names each word once: twice would run its cells twice. */
+static int listed_twice(const struct conf_line *l, const char *path, char *err, size_t errlen)
+{
+	for (int i = 1; i < l->nword; i++)
+		for (int k = 1; k < i; k++)
+			if (!strcmp(l->word[i], l->word[k])) {
+				snprintf(err, errlen, "%s:%d: %s '%s' is listed twice; list each once",
+					 path, l->lineno, l->word[0], l->word[i]);
+				return -1;
+			}
+	return 0;
+}
+
 /* "flavour NAME FRAGMENT...": base fragments a run adds when asked for NAME. */
 static int flavour_line(struct matrix *m, const struct conf_line *l, const char *path, char *err,
 			size_t errlen)
@@ -292,10 +305,13 @@ static int load_matrix_conf(const char *dir, const char *path, struct matrix *m,
 				m->build_order[s] = s;
 				matrix_set_type(m, s, 'b');
 			}
-		} else if (!strcmp(kw, "arches")) {
-			*arches = words_from(l, 1);
-		} else if (!strcmp(kw, "variants")) {
-			*variants = words_from(l, 1);
+		} else if (!strcmp(kw, "arches") || !strcmp(kw, "variants")) {
+			char ***list = kw[0] == 'a' ? arches : variants;
+
+			if (listed_twice(l, path, err, errlen))
+				goto fail;
+			free_strings(*list);
+			*list = words_from(l, 1);
 		} else if (!strcmp(kw, "base")) {
 			m->base = words_from(l, 1);
 		} else if (!strcmp(kw, "flavour")) {

@@ -402,3 +402,14 @@ TEST(matrix_flavour_adds_its_fragments)
 		free(conf);
 	}
 }
+
+/* An arch or variant listed twice would run its cells twice: refused, naming it. */
+TEST(matrix_lists_name_each_once)
+{
+	CHECK_CONTAINS(load_with("format 1\ntree 6.1 linux-source-6.1 /t.tar.xz\nsymbols EXPERT\n"
+				 "arches x86_64\nvariants v3 v3\n", good_arches),
+		       "matrix.conf:5: variants 'v3' is listed twice; list each once");
+	CHECK_CONTAINS(load_with("format 1\ntree 6.1 linux-source-6.1 /t.tar.xz\nsymbols EXPERT\n"
+				 "arches x86_64 x86_64\nvariants v3\n", good_arches),
+		       "matrix.conf:4: arches 'x86_64' is listed twice");
+}
