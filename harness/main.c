@@ -31,6 +31,7 @@
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -620,6 +621,10 @@ int main(int argc, char **argv)
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	options_parse(argc, argv, &o);
 	clean_environment();
+	/* a closed stdout (make matrix | head, a tee killed beside us) must not end the run
+	 * before its results are written: a write to it fails with EPIPE instead; spawn.c
+	 * gives every program it starts the default back */
+	signal(SIGPIPE, SIG_IGN);
 	spawn_install_signal_handlers();
 	if (!o.run.cache_dir)
 		o.run.cache_dir = cache = options_default_cache();

@@ -269,6 +269,7 @@ static void child(const struct spawn_req *req, char *const *envp, pid_t parent, 
 	}
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);	/* ignored by the harness; an ignored signal survives exec */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != keeper)
 		_exit(127);
@@ -659,6 +660,7 @@ int spawn_exec(const char *const *argv)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);	/* the mask survives exec: the program takes ^C itself */
 	pthread_sigmask(SIG_SETMASK, &none, NULL);
 	/* the program that replaces us is the user's (make shell's QEMU), not a child a killed

@@ -871,3 +871,40 @@ TEST(e2e_bad_values_exit_2)
 	free(conf);
 	free(dir);
 }
+
+/* A closed stdout (make matrix | head, a tee killed beside it) never stops the harness before
+ * its results are written: the table's write fails with EPIPE, no SIGPIPE ends the run. The
+ * pipe's read end is closed before the harness starts, so its first write meets it closed;
+ * config-only, the tree of the cells the other tests use. */
+TEST(e2e_closed_stdout_keeps_the_results)
+{
+	char *results = xasprintf("%s/closed-stdout", scratch);
+	char *json = xasprintf("%s/matrix.json", results), *log = xasprintf("%s.log", results);
+	const char *argv[] = { harness, "--cache", cache, "--results", results, "--trees", "6.1",
+			       "--variants", "v3", "--arch", "x86_64", "--only", OFF,
+			       "--config-only", NULL };
+	int fds[2], status = -1;
+	pid_t pid;
+
+	CHECK(pipe(fds) == 0);
+	close(fds[0]);
+	pid = fork();
+	if (pid == 0) {
+		int err = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		signal(SIGPIPE, SIG_DFL);	/* as a shell's pipeline gives it */
+		dup2(fds[1], 1);
+		dup2(err, 2);
+		execv(harness, (char *const *)argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	printf("# closed stdout: %s %d\n", WIFSIGNALED(status) ? "killed by signal" : "exit",
+	       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(path_exists(json));
+	free(log);
+	free(json);
+	free(results);
+}
