@@ -628,6 +628,9 @@ int main(int argc, char **argv)
 	spawn_install_signal_handlers();
 	if (!o.run.cache_dir)
 		o.run.cache_dir = cache = options_default_cache();
+	if (!o.run.cache_dir)
+		die("no cache directory: neither XDG_CACHE_HOME nor HOME is set; pass --cache DIR "
+		    "(make: CACHE=DIR)");
 	if (!o.run.jobs)
 		o.run.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (o.run.jobs < 1)

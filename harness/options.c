@@ -89,7 +89,8 @@ char *options_default_cache(void)
 
 	if (xdg && *xdg)
 		return xasprintf("%s/kcmp-matrix", xdg);
-	return xasprintf("%s/.cache/kcmp-matrix", home && *home ? home : "/tmp");
+	/* no fallback to /tmp/.cache: a name any user could have made first */
+	return home && *home ? xasprintf("%s/.cache/kcmp-matrix", home) : NULL;
 }
 
 /* Timeouts: a finite number of seconds above zero ("nan" would turn the limit off). */

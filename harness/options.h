@@ -35,7 +35,8 @@ struct options {
 /* Reads argv into o (defaults first); prints --help's text and exits 0 on -h, dies on a bad
  * option or value. Run in main() before any thread starts. */
 void options_parse(int argc, char **argv, struct options *o);
-/* $XDG_CACHE_HOME/kcmp-matrix, else ~/.cache/kcmp-matrix (caller frees). */
+/* $XDG_CACHE_HOME/kcmp-matrix, else ~/.cache/kcmp-matrix (caller frees); NULL when neither
+ * variable is set. */
 char *options_default_cache(void);
 
 #endif

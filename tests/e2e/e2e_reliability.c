@@ -908,3 +908,25 @@ TEST(e2e_closed_stdout_keeps_the_results)
 	free(json);
 	free(results);
 }
+
+/* With neither HOME nor XDG_CACHE_HOME set, the cache is not made under /tmp/.cache (a name
+ * any user could have made first): one line asking for --cache, exit 2. */
+TEST(e2e_no_home_asks_for_a_cache)
+{
+	char *log = xasprintf("%s/no-home.log", scratch), *out;
+	const char *argv[] = { harness, "--config-only", "--only", OFF, NULL };
+	struct spawn_result res;
+	/* spawn's children get our environment with these on top: empty is unset to the
+	 * harness (options_default_cache reads an empty one as none) */
+	const char *env[] = { "HOME=", "XDG_CACHE_HOME=", NULL };
+
+	CHECK(spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 60,
+					      .env = env }, &res) == 0);
+	out = read_file(log, NULL);
+	CHECK(res.status == 2);
+	CHECK_CONTAINS(out, "kcmp-matrix: no cache directory: neither XDG_CACHE_HOME nor HOME is "
+		       "set; pass --cache DIR");
+	CHECK(!path_exists("/tmp/.cache/kcmp-matrix/.lock"));
+	free(out);
+	free(log);
+}
