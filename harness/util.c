@@ -207,8 +207,14 @@ static int write_file_guarded(const char *path, const char *data, size_t len)
 {
 	/* the thread in the name too: each arch's thread writes files (run.c) */
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)gettid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* a name only this write may have made: one already there (a killed run's, or a link
+	 * planted to send the data elsewhere) is removed, not followed, and made afresh */
+	int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	int fd = open(tmp, flags, 0644);
 	int err;
+
+	if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
+		fd = open(tmp, flags, 0644);
 
 	if (fd < 0)
 		goto fail;
