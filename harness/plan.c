@@ -345,6 +345,13 @@ int plan_index(const struct matrix *m, struct plan *p, char *err, size_t errlen)
 
 char *plan_by_hand_dir(const struct matrix *m, const struct cell *c)
 {
-	return xasprintf("/tmp/kcmpm-repro/%s-%s-%s-%s", m->tree[c->tree].name,
+	(void)m;
+	(void)c;
+	return xstrdup(PLAN_BY_HAND_DIR);
+}
+
+char *plan_by_hand_template(const struct matrix *m, const struct cell *c)
+{
+	return xasprintf("kcmpm-repro-%s-%s-%s-%s.XXXXXX", m->tree[c->tree].name,
 			 m->variant[c->variant].name, m->arch[c->arch].name, c->config_tag);
 }

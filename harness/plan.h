@@ -128,9 +128,15 @@ char *plan_console_name(int k, int n);
 /* The same for the guest's own channel (arches.conf's guest-channel): guest.log, or
  * guest.attempt-<k>.log. Caller frees. */
 char *plan_guest_log_name(int k, int n);
-/* Where the cell's reproduce.sh builds its kernel by hand: /tmp/kcmpm-repro/<tree>-<variant>-
- * <arch>-<kernel tag>. Caller frees. */
+/* Where the cell's reproduce.sh builds its kernel by hand, as its recorded commands name it:
+ * PLAN_BY_HAND_DIR, a word no command quotes, which the script (reproducer.c) replaces by a
+ * directory it makes with mktemp each time it runs, so no name another user could have made
+ * first is ever built in or copied to. Caller frees. */
+#define PLAN_BY_HAND_DIR "/kcmpm-by-hand-dir"
 char *plan_by_hand_dir(const struct matrix *m, const struct cell *c);
+/* The name reproduce.sh gives its mktemp directory: kcmpm-repro-<tree>-<variant>-<arch>-<kernel
+ * tag>.XXXXXX, so a person can tell whose it is. Caller frees. */
+char *plan_by_hand_template(const struct matrix *m, const struct cell *c);
 
 /* Keeps only shard k of n (1 <= k <= n): a contiguous slice of the cells in plan order, so a
  * shard keeps whole (tree, variant, arch) groups and their incremental builds together where it can.

@@ -8,12 +8,36 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* text with every PLAN_BY_HAND_DIR replaced by "$out" (the script's mktemp directory). Caller
+ * frees. */
+static char *with_out_dir(const char *text)
+{
+	struct strbuf sb = { 0 };
+	size_t n = strlen(PLAN_BY_HAND_DIR);
+
+	for (const char *p = text ? text : ""; *p;) {
+		const char *at = strstr(p, PLAN_BY_HAND_DIR);
+
+		if (!at) {
+			sb_printf(&sb, "%s", p);
+			break;
+		}
+		sb_add(&sb, p, (size_t)(at - p));
+		sb_printf(&sb, "\"$out\"");
+		p = at + n;
+	}
+	sb_add(&sb, "", 0);
+	return sb.s;
+}
+
 void write_reproducer(const struct matrix *m, const struct cell *c, const char *kernel_version)
 {
 	const char *vname = m->variant[c->variant].name, *tname = m->tree[c->tree].name;
 	const char *aname = m->arch[c->arch].name;
-	char *combo = plan_combo_name(m, c->combo), *out = plan_by_hand_dir(m, c), *text, *path;
+	char *combo = plan_combo_name(m, c->combo), *template = plan_by_hand_template(m, c);
+	char *make = with_out_dir(c->by_hand_make), *qemu = with_out_dir(c->by_hand_qemu);
 	char *cell = xasprintf("TREES=%s ARCH=%s VARIANT=%s COMBO=%s", tname, aname, vname, combo);
+	char *text, *path;
 
 	text = xasprintf("#!/bin/sh\n"
 			 "# kcmp-matrix cell %s %s %s %s (kernel %s)\n"
@@ -24,17 +48,23 @@ void write_reproducer(const struct matrix *m, const struct cell *c, const char *
 			 "# and its kernel with an interactive busybox shell:\n"
 			 "#   make shell %s\n"
 			 "#\n"
-			 "# By hand (this script): the cell's final .config (./config) built into %s,\n"
+			 "# By hand (this script): the cell's final .config (./config) built into a new\n"
+			 "# directory of its own ($TMPDIR or /tmp, %s),\n"
 			 "# then booted as the harness boots it; the guest prints KTAP on the console.\n"
-			 "set -eu\ncd \"$(dirname \"$0\")\"\nmkdir -p %s\ncp config %s/.config\n%s%s\n",
-			 tname, aname, vname, combo, kernel_version, combo, cell, cell, out, out, out,
-			 c->by_hand_make ? c->by_hand_make : "", c->by_hand_qemu ? c->by_hand_qemu : "");
+			 "set -eu\ncd \"$(dirname \"$0\")\"\n"
+			 "out=$(mktemp -d \"${TMPDIR:-/tmp}/%s\")\n"
+			 "echo \"reproduce.sh: building in $out\" >&2\n"
+			 "cp config \"$out/.config\"\n%s%s\n",
+			 tname, aname, vname, combo, kernel_version, combo, cell, cell, template,
+			 template, make, qemu);
 	free(cell);
 	path = xasprintf("%s/reproduce.sh", c->dir);
 	if (write_file_atomic(path, text, strlen(text)) == 0)
 		chmod(path, 0755);
 	free(path);
 	free(text);
-	free(out);
+	free(qemu);
+	free(make);
+	free(template);
 	free(combo);
 }
