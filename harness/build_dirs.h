@@ -29,6 +29,10 @@
  * another matrix sharing the cache may use them, until --force all.) Which directory holds
  * which key only decides what Kbuild recompiles, never what a kernel is: a wrong or missing
  * key file costs time, not correctness.
+ *
+ * A flavour's kernels (matrix.conf's flavour lines: debug) differ all over, so its keys start
+ * with flavour-<name>. and its directories are apart; another flavour's directory is the
+ * farthest there is, so it seeds a key only when nothing of the key's own flavour waits.
  */
 #ifndef KCMPM_BUILD_DIRS_H
 #define KCMPM_BUILD_DIRS_H
@@ -47,7 +51,8 @@ void build_dirs_init(struct build_dirs *d, const char *cache_dir, const char *tr
 
 /* The key of the directory for a kernel whose resolved values are resolved (one char per
  * matrix symbol, 0 for a symbol the tree lacks, written n): "CHECKPOINT_RESTORE-n.EPOLL-y",
- * or "all" without a build-split line. Caller frees. */
+ * or "all" without a build-split line; led by "flavour-<name>." in a flavour's run. Caller
+ * frees. */
 char *build_dirs_key(const struct matrix *m, const char *resolved);
 
 /* Puts the directory for key at the build path, ready to build in: the waiting one renamed
