@@ -50,11 +50,17 @@ void write_reproducer(const struct matrix *m, const struct cell *c, const char *
 			 "#\n"
 			 "# By hand (this script): the cell's final .config (./config) built into a new\n"
 			 "# directory of its own ($TMPDIR or /tmp, %s),\n"
-			 "# then booted as the harness boots it; the guest prints KTAP on the console.\n"
+			 "# then booted there as the harness boots it: the kernel's console here, the\n"
+			 "# guest's KTAP in that directory's guest.log.\n"
 			 "set -eu\ncd \"$(dirname \"$0\")\"\n"
 			 "out=$(mktemp -d \"${TMPDIR:-/tmp}/%s\")\n"
 			 "echo \"reproduce.sh: building in $out\" >&2\n"
-			 "cp config \"$out/.config\"\n%s%s\n",
+			 "cp config \"$out/.config\"\n%s"
+			 "# QEMU in the build directory: the guest channel's file (guest.log) goes\n"
+			 "# there, not over the cell's own\n"
+			 "cd \"$out\"\n"
+			 "echo \"reproduce.sh: the guest's own output goes to $out/guest.log\" >&2\n"
+			 "%s\n",
 			 tname, aname, vname, combo, kernel_version, combo, cell, cell, template,
 			 template, make, qemu);
 	free(cell);

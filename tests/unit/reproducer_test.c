@@ -37,6 +37,10 @@ TEST(reproducer_builds_in_a_directory_of_its_own)
 	CHECK_CONTAINS(text, "cp config \"$out/.config\"\n");
 	CHECK_CONTAINS(text, "make -C /t O=\"$out\" olddefconfig\n");
 	CHECK_CONTAINS(text, "-kernel \"$out\"/arch/x86/boot/bzImage -append");
+	/* QEMU runs in $out, so the guest channel's guest.log is written there, never over the
+	 * cell's own (seen: a run of the script rewrote the results' guest.log) */
+	CHECK(text && strstr(text, "cd \"$out\"\n") &&
+	      strstr(text, "cd \"$out\"\n") < strstr(text, "qemu-system-x86_64"));
 	CHECK(text && !strstr(text, PLAN_BY_HAND_DIR) && !strstr(text, "/tmp/kcmpm-repro/"));
 	/* and it is a shell script sh reads */
 	{
