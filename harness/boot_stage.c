@@ -339,8 +339,8 @@ int boot_cell(struct group *g, struct cell *c, const char *kernel, char *err,
 void boot_record_by_hand(const struct group *g, struct cell *c)
 {
 	const struct arch *a = &g->m->arch[c->arch];
-	char *dir = plan_by_hand_dir(g->m, c), *kernel = xasprintf("%s/%s", dir, a->image);
-	char *guest_log = xasprintf("%s/guest.log", dir);
+	char *kernel = xasprintf("%s/%s", PLAN_BY_HAND_DIR, a->image);
+	char *guest_log = xasprintf("%s/guest.log", PLAN_BY_HAND_DIR);
 	char *args[MAX_GUEST_ARGS];
 
 	guest_args(g, c, args);
@@ -354,5 +354,4 @@ void boot_record_by_hand(const struct group *g, struct cell *c)
 		free(args[i]);
 	free(guest_log);
 	free(kernel);
-	free(dir);
 }

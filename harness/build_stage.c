@@ -200,9 +200,6 @@ out:
 
 void build_record_by_hand(const struct group *g, struct cell *c)
 {
-	char *dir = plan_by_hand_dir(g->m, c);
-
 	free(c->by_hand_make);
-	c->by_hand_make = build_reproducer(&g->b, c->config_tag, g->modules, dir);
-	free(dir);
+	c->by_hand_make = build_reproducer(&g->b, c->config_tag, g->modules, PLAN_BY_HAND_DIR);
 }

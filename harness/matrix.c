@@ -490,11 +490,7 @@ static int arch_attribute(struct arch *a, const struct conf_line *l, const char 
 	}
 	if (!strcmp(kw, "boot-timeout") || !strcmp(kw, "build-timeout")) {
 		double *slot = kw[1] == 'o' ? &a->boot_timeout : &a->build_timeout;
-		char *end;
-
-		*slot = strtod(l->word[1], &end);
-		if (*end || end == l->word[1] || !isfinite(*slot) || *slot <= 0 ||
-		    *slot > MAX_TIMEOUT_SECONDS) {
+		if (matrix_timeout_seconds(l->word[1], slot)) {
 			snprintf(err, errlen, "%s: %s must be a number of seconds from 0 to %d (a day)",
 				 where, kw, MAX_TIMEOUT_SECONDS);
 			return -1;
@@ -881,6 +877,15 @@ int matrix_tree_index(const struct matrix *m, const char *name)
 		if (!strcmp(m->tree[i].name, name))
 			return i;
 	return -1;
+}
+
+int matrix_timeout_seconds(const char *s, double *seconds)
+{
+	char *end;
+
+	*seconds = strtod(s, &end);
+	return *end || end == s || !isfinite(*seconds) || *seconds <= 0 ||
+	       *seconds > MAX_TIMEOUT_SECONDS ? -1 : 0;
 }
 
 int matrix_add_tree(struct matrix *m, const char *name, const char *package, const char *tarball,

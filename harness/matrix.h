@@ -23,6 +23,9 @@ enum { MAX_GUEST_CONFIG = 8, MAX_TREES = 8, MAX_FLAVOURS = 8 };
 /* The longest boot or build timeout (arches.conf, --boot-timeout, --build-timeout): a limit
  * past a day is no limit (1e300 s would never fire, and overflows a timespec). */
 enum { MAX_TIMEOUT_SECONDS = 86400 };
+/* A timeout's text as seconds: a finite number above 0 and at most MAX_TIMEOUT_SECONDS ("nan"
+ * would turn the limit off). Returns 0, or -1 when s is not one. */
+int matrix_timeout_seconds(const char *s, double *seconds);
 
 /* A kernel tree the matrix is asked of: a Debian package's tarball (matrix.conf's 'tree NAME
  * PACKAGE TARBALL' lines), or a KSRC directory. version and path are known once the tree is

@@ -5,7 +5,6 @@
 #include "util.h"
 
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,10 +95,9 @@ char *options_default_cache(void)
 /* Timeouts: a finite number of seconds above zero ("nan" would turn the limit off). */
 static double positive_number(const char *opt, const char *s)
 {
-	char *end;
-	double v = strtod(s, &end);
+	double v;
 
-	if (*end || end == s || !isfinite(v) || v <= 0 || v > MAX_TIMEOUT_SECONDS)
+	if (matrix_timeout_seconds(s, &v))
 		die("%s: '%s' is not a number of seconds from 0 to %d (a day)", opt, s,
 		    MAX_TIMEOUT_SECONDS);
 	return v;

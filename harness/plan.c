@@ -343,13 +343,6 @@ int plan_index(const struct matrix *m, struct plan *p, char *err, size_t errlen)
 	return 0;
 }
 
-char *plan_by_hand_dir(const struct matrix *m, const struct cell *c)
-{
-	(void)m;
-	(void)c;
-	return xstrdup(PLAN_BY_HAND_DIR);
-}
-
 char *plan_by_hand_template(const struct matrix *m, const struct cell *c)
 {
 	return xasprintf("kcmpm-repro-%s-%s-%s-%s.XXXXXX", m->tree[c->tree].name,

@@ -59,7 +59,7 @@ struct cell {
 	char reason[1024];
 	char *dir;			/* this cell's directory under results/ */
 	char *by_hand_make;		/* the make commands that build its kernel by hand in
-					 * plan_by_hand_dir (the build stage's record) */
+					 * PLAN_BY_HAND_DIR (the build stage's record) */
 	char *by_hand_qemu;		/* the QEMU line that boots that kernel as the harness
 					 * did (the boot stage's record) */
 	double build_seconds, boot_seconds;
@@ -129,11 +129,10 @@ char *plan_console_name(int k, int n);
  * guest.attempt-<k>.log. Caller frees. */
 char *plan_guest_log_name(int k, int n);
 /* Where the cell's reproduce.sh builds its kernel by hand, as its recorded commands name it:
- * PLAN_BY_HAND_DIR, a word no command quotes, which the script (reproducer.c) replaces by a
- * directory it makes with mktemp each time it runs, so no name another user could have made
- * first is ever built in or copied to. Caller frees. */
+ * a word no command quotes, which the script (reproducer.c) replaces by a directory it makes
+ * with mktemp each time it runs, so no name another user could have made first is ever built
+ * in or copied to. */
 #define PLAN_BY_HAND_DIR "/kcmpm-by-hand-dir"
-char *plan_by_hand_dir(const struct matrix *m, const struct cell *c);
 /* The name reproduce.sh gives its mktemp directory: kcmpm-repro-<tree>-<variant>-<arch>-<kernel
  * tag>.XXXXXX, so a person can tell whose it is. Caller frees. */
 char *plan_by_hand_template(const struct matrix *m, const struct cell *c);
