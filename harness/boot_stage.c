@@ -268,9 +268,12 @@ static int boot_afresh(struct group *g, struct cell *c, struct boot_req *req, st
 		    b->n == MAX_BOOT_ATTEMPTS)
 			break;
 		keep_attempt(g, c, k);
-		progress_line(g->pg, 0, "%s %s %s: boot %d timed out before the guest started, with "
-			      "no crash or warning (the machine's noise); booting again",
-			      g->m->arch[c->arch].name, g->m->variant[c->variant].name, combo, k);
+		progress_line(g->pg, 0, "%s %s %s: boot %d %s, with no crash or warning (the "
+			      "machine's noise); booting again", g->m->arch[c->arch].name,
+			      g->m->variant[c->variant].name, combo, k,
+			      judge_boot_killed(&b->attempt[b->n - 1])
+				      ? "ended with QEMU killed by a signal not ours"
+				      : "timed out before the guest started");
 	}
 	free(combo);
 	return rc;

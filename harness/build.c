@@ -799,6 +799,9 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 		if (res.status == 0)
 			snprintf(out->first_error, sizeof(out->first_error),
 				 "make succeeded but left no %s", b->arch->image);
+		else if (build_log_killed(log ? log : "", out->first_error,
+					  sizeof(out->first_error)))
+			out->machine_fault = 1;
 		else
 			build_first_error(log ? log : "", b->src, out->first_error,
 					  sizeof(out->first_error));
@@ -809,6 +812,54 @@ out:
 	free(image);
 	free(mark);
 	return rc;
+}
+
+/* Is this make's report of a recipe that died by a signal? make says "*** [target] Killed"
+ * (strsignal) when its own child was killed, and "*** [target] Error 137" when the recipe's
+ * shell was the parent of the killed program (128 + the signal). A compile error is
+ * "Error 1" or "Error 2". */
+static int make_reports_a_signal(const char *s, size_t n)
+{
+	const char *star = memmem(s, n, "*** [", 5), *end, *after;
+	long code;
+
+	if (!star || !(end = memmem(star, n - (size_t)(star - s), "] ", 2)))
+		return 0;
+	after = end + 2;
+	if ((size_t)(after - s) >= n)
+		return 0;
+	if (strncmp(after, "Error ", 6))
+		return 1;	/* a signal's name: Killed, Terminated, Segmentation fault ... */
+	code = strtol(after + 6, NULL, 10);
+	return code > 128 && code < 128 + 65;
+}
+
+int build_log_killed(const char *log, char *why, size_t len)
+{
+	/* what the compiler driver and the allocators print when the machine took the memory
+	 * or a signal took the program; never a verdict on the code being compiled */
+	static const char *const marks[] = { "signal terminated program",
+					     "internal compiler error: Killed",
+					     "virtual memory exhausted", "out of memory allocating" };
+
+	for (const char *p = log; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		int found = make_reports_a_signal(p, n);
+
+		for (size_t i = 0; !found && i < sizeof(marks) / sizeof(marks[0]); i++)
+			found = memmem(p, n, marks[i], strlen(marks[i])) != NULL;
+		if (found) {
+			snprintf(why, len, "a program of the build died by a signal or ran out of "
+				 "memory, the machine's fault, not the kernel's: %.*s",
+				 (int)(n > 300 ? 300 : n), p);
+			return 1;
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return 0;
 }
 
 static int is_error_line(const char *s, size_t n)

@@ -96,6 +96,12 @@ int build_recover_interrupted(const char *build_dir);
 char *build_reproducer(const struct build_ctx *b, const char *tag, int modules,
 		       const char *out_dir);
 
+/* Does a failed build's log say that a program of the build died by a signal (make's
+ * "*** [x.o] Killed" or "Error 137", gcc's "Killed signal terminated program cc1") or ran out
+ * of memory? That is the machine's fault (the OOM killer), never a BUILD_FAIL: the cell is
+ * ERROR and the build is tried again. If so, why gets the line and 1 is returned. */
+int build_log_killed(const char *log, char *why, size_t len);
+
 /* The first line of a build log that says what went wrong: a compiler or linker error if there
  * is one, else make's first "***" line, else the last line. The tree's path prefix is dropped
  * (tree_path "" drops nothing).

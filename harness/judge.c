@@ -270,6 +270,12 @@ static void judge_boot(struct judging *j, const struct boot_attempt *a)
 		early_failure(j, CELL_BOOT_FAIL);
 		return;
 	}
+	if (judge_boot_killed(a)) {
+		add_reason(j, "QEMU was killed by signal %d, not by the harness: the machine's "
+			   "fault (the OOM killer sends 9), not the kernel's", a->outcome.status - 128);
+		early_failure(j, CELL_ERROR);
+		return;
+	}
 	if (log->warning) {
 		j->warning = log->warning;
 		add_reason(j, "kernel warning: %s", log->warning);
@@ -424,9 +430,16 @@ void judge_config_only(const struct matrix *m, struct cell *c)
 	check_config_layer(&j);
 }
 
+int judge_boot_killed(const struct boot_attempt *a)
+{
+	return !a->outcome.timed_out && a->outcome.status >= 128 && !a->log.crash &&
+	       !a->log.warning;
+}
+
 int judge_boot_retryable(const struct boot_attempt *a)
 {
-	return a->outcome.timed_out && !a->log.crash && !a->log.warning && !a->log.started;
+	return (a->outcome.timed_out && !a->log.crash && !a->log.warning && !a->log.started) ||
+	       judge_boot_killed(a);
 }
 
 void judge_cell(const struct judge_input *in, struct cell *c)

@@ -62,9 +62,14 @@ struct judge_input {
  * c->predicted must be set, and c->resolved unless config_error is. */
 void judge_cell(const struct judge_input *in, struct cell *c);
 
+/* Did QEMU die by a signal the harness did not send (status 128 + the signal, the OOM
+ * killer's 9), with neither a crash nor a warning on the console? The machine's fault: the
+ * cell is ERROR, the boot is retried and never kept. */
+int judge_boot_killed(const struct boot_attempt *a);
+
 /* May the boot stage boot again after this attempt? Only when it timed out before the guest
- * started and its console shows neither a crash nor a warning: the machine's noise, not the
- * kernel's fault. */
+ * started and its console shows neither a crash nor a warning, or QEMU was killed
+ * (judge_boot_killed): the machine's noise, not the kernel's fault. */
 int judge_boot_retryable(const struct boot_attempt *a);
 
 /* A config-only run's verdict (nothing built or booted): CONFIG_OK when the rules' prediction

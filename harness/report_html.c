@@ -28,7 +28,7 @@ static const struct {
 	{ CELL_CONFIG_FAIL, "#f5cba7", "Kconfig could not resolve the configuration" },
 	{ CELL_XFAIL, "#d5dbdb", "failed, as the variant's xfail file declares" },
 	{ CELL_XPASS, "#f9e79f", "passed, though the variant's xfail file says it fails" },
-	{ CELL_ERROR, "#aab7b8", "the machine failed, not the kernel (make killed by a signal, twice); nothing cached" },
+	{ CELL_ERROR, "#aab7b8", "the machine failed, not the kernel (make, a compiler or QEMU killed by a signal, twice); nothing cached" },
 	{ CELL_CONFIG_OK, "#d4efdf", "config-only run: rules and Kconfig agree (nothing built or booted)" },
 	{ CELL_PENDING, "#ffffff", "not run" },
 };

@@ -165,33 +165,71 @@ TEST(e2e_compile_error_is_build_fail)
 	run_free(&r);
 }
 
+/* Two runs of the OFF cell on x86_64 with a fake that the machine's fault hits every time
+ * (each hit a line "<hit>" in $KCMPM_FAKE_STATE): both ERROR with the reason want, the first
+ * saying it tried again (retried), and at least 4 hits, which no cached result could give:
+ * two runs, each with its retry. */
+static void machine_fault_twice(const char *name, const char *option, const char *fake,
+				const char *want, const char *retried, const char *hit)
+{
+	char *state = xasprintf("%s/%s.state", scratch, name), *again = xasprintf("%s-again", name);
+	char *hits, *first = xasprintf("ERROR\t-\t-\t-\tnnnny\t%s", want);
+	const char *args[] = { "--arch", "x86_64", "--only", OFF, option, fake, NULL };
+	struct run r;
+
+	unlink(state);
+	setenv("KCMPM_FAKE_STATE", state, 1);
+	r = harness_run(name, args);
+	CHECK(r.status == 1);
+	expect_cell(&r, "x86_64", OFF, first);
+	CHECK_CONTAINS(r.out, retried);
+	run_free(&r);
+	r = harness_run(again, args);
+	unsetenv("KCMPM_FAKE_STATE");
+	expect_cell(&r, "x86_64", OFF, "ERROR\t");
+	hits = read_file(state, NULL);
+	CHECK(hits && count(hits, hit) >= 4);
+	run_free(&r);
+	free(hits);
+	free(first);
+	free(again);
+	free(state);
+}
+
 /* A make that the machine killed (SIGKILL, as the OOM killer does) says nothing about the
  * kernel: the cell is ERROR, the build was tried once more, and nothing was cached, so the
  * next run builds again. */
 TEST(e2e_killed_make_is_error_and_not_cached)
 {
 	char *make = own_make("make-killed", "tests/fakes/make-killed");
-	char *state = xasprintf("%s/make-killed.state", scratch), *builds;
-	const char *args[] = { "--arch", "x86_64", "--only", OFF, "--make", make, NULL };
-	struct run r;
 
-	unlink(state);
-	setenv("KCMPM_FAKE_STATE", state, 1);
-	r = harness_run("make-killed", args);
-	CHECK(r.status == 1);
-	expect_cell(&r, "x86_64", OFF, "ERROR\t-\t-\t-\tnnnny\tmake was killed by signal 9, not "
-		    "by the harness");
-	CHECK_CONTAINS(r.out, "building it again");
-	run_free(&r);
-	r = harness_run("make-killed-again", args);
-	unsetenv("KCMPM_FAKE_STATE");
-	expect_cell(&r, "x86_64", OFF, "ERROR\t");
-	builds = read_file(state, NULL);
-	CHECK(builds && count(builds, "build") == 4);	/* two runs, each with its retry */
-	run_free(&r);
-	free(builds);
-	free(state);
+	machine_fault_twice("make-killed", "--make", make, "make was killed by signal 9, not by "
+			    "the harness", "building it again", "build");
 	free(make);
+}
+
+/* A real make and compiler whose cc1 the machine kills (tests/fakes/make-cc1-killed): make
+ * fails as on a compile error, but the log says a signal ended cc1, so the cell is ERROR, not
+ * a cached BUILD_FAIL. Only a compiler's own error message makes BUILD_FAIL
+ * (e2e_compile_error_is_build_fail). make -j may have had two compilers going at once. */
+TEST(e2e_killed_compiler_is_error_and_not_cached)
+{
+	char *make = own_make("make-cc1-killed", "tests/fakes/make-cc1-killed");
+
+	machine_fault_twice("cc1-killed", "--make", make, "a program of the build died by a "
+			    "signal or ran out of memory, the machine's fault, not the kernel's: "
+			    "gcc: fatal error: Killed signal terminated program",
+			    "building it again", "cc1 killed");
+	free(make);
+}
+
+/* A QEMU killed by a signal the harness did not send is the machine's fault: ERROR, booted
+ * once more, and never kept, so the next run boots again (tests/fakes/qemu-killed). */
+TEST(e2e_killed_qemu_is_error_and_not_cached)
+{
+	machine_fault_twice("qemu-killed", "--qemu", "tests/fakes/qemu-killed", "QEMU was killed "
+			    "by signal 9, not by the harness", "ended with QEMU killed by a signal "
+			    "not ours", "boot");
 }
 
 /* Both arches' kernels build at once, each make a client of one jobserver. With --jobs 2 the

@@ -39,6 +39,35 @@ TEST(build_first_error_linker_and_fallbacks)
 	CHECK_STR(buf, "build failed with an empty log");
 }
 
+/* What a killed compiler leaves in a build log is the machine's, not a compile error: gcc's
+ * and make's own words for it, as this machine's gcc 12 and make 4.3 print them. */
+TEST(build_log_killed_tells_signals_from_errors)
+{
+	char why[512];
+
+	CHECK(build_log_killed("  CC      kernel/fork.o\ngcc: fatal error: Killed signal "
+			       "terminated program cc1\ncompilation terminated.\nmake[3]: *** "
+			       "[scripts/Makefile.build:250: kernel/fork.o] Error 1\n", why,
+			       sizeof(why)));
+	CHECK_CONTAINS(why, "gcc: fatal error: Killed signal terminated program cc1");
+	CHECK(build_log_killed("make[3]: *** [scripts/Makefile.build:250: kernel/fork.o] Killed\n",
+			       why, sizeof(why)));
+	CHECK(build_log_killed("make: *** [mk:2: all] Error 137\n", why, sizeof(why)));
+	CHECK(build_log_killed("make[2]: *** [x.o] Segmentation fault (core dumped)\n", why,
+			       sizeof(why)));
+	CHECK(build_log_killed("cc1: out of memory allocating 65536 bytes after a total of 1 "
+			       "bytes\n", why, sizeof(why)));
+	/* a compile error, make's own reasons and its Error 1 and 2 are the kernel's */
+	CHECK(!build_log_killed("/src/linux/kernel/kcmp.c:140:9: error: 'task3' undeclared\n"
+				"make[3]: *** [scripts/Makefile.build:250: kernel/kcmp.o] Error 1\n"
+				"make[2]: *** [scripts/Makefile.build:500: kernel] Error 2\n"
+				"make: *** No rule to make target 'x'.  Stop.\n"
+				"make[1]: *** Waiting for unfinished jobs....\n"
+				"make: *** [Makefile:2012: .] Error 2\n", why, sizeof(why)));
+	CHECK(!build_log_killed("make: *** [Makefile:1] Error 128\n", why, sizeof(why)));
+	CHECK(!build_log_killed("", why, sizeof(why)));
+}
+
 /* A stand-in for make's olddefconfig: appends a line to the KCONFIG_CONFIG it is given, or
  * fails when that config asks it to. */
 static const char fake_make[] =

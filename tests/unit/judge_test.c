@@ -441,6 +441,42 @@ TEST(judge_machine_fault_is_error)
 	free_cell(&c);
 }
 
+/* QEMU killed by a signal the harness did not send (the OOM killer's 9): the machine's fault,
+ * ERROR, retried and never kept; but a crash or a warning before it stays the kernel's. */
+TEST(judge_killed_qemu_is_the_machines)
+{
+	static const char half[] = "Linux version 6.1.192 #1 kcmpm-0123456789abcdef\n"
+				   "KTAP version 1\n1..23\nok 1 kernel_identity\n";
+	static const char crashed[] = "Linux version 6.1.192 #1 kcmpm-0123456789abcdef\n"
+				      "[ 0.9] Kernel panic - not syncing: kcmp\n";
+	static const char warned[] = "Linux version 6.1.192 #1 kcmpm-0123456789abcdef\n"
+				     "[ 0.9] WARNING: CPU: 0 PID: 1 at kernel/kcmp.c:1 x\n";
+	const struct boot_outcome killed = { .status = 128 + 9 };
+	struct boot_attempt a = { .outcome = killed };
+	struct cell c;
+
+	judge_text(half, "yynny", &c, &killed, NULL);
+	CHECK(c.status == CELL_ERROR && !cell_ok(&c));
+	CHECK_CONTAINS(c.reason, "QEMU was killed by signal 9, not by the harness");
+	free_cell(&c);
+	judge_text(crashed, "yynny", &c, &killed, NULL);
+	CHECK(c.status == CELL_BOOT_FAIL);
+	free_cell(&c);
+	judge_text(warned, "yynny", &c, &killed, NULL);
+	CHECK(c.status == CELL_KERNEL_WARN);
+	free_cell(&c);
+	load_matrix();
+	ktap_parse(half, strlen(half), &m.arch[0].marks, &a.log);
+	CHECK(judge_boot_killed(&a) && judge_boot_retryable(&a));
+	a.outcome.status = 1;	/* QEMU's own failure exit is no signal */
+	CHECK(!judge_boot_killed(&a) && !judge_boot_retryable(&a));
+	ktap_free(&a.log);
+	a.outcome = killed;
+	ktap_parse(warned, strlen(warned), &m.arch[0].marks, &a.log);
+	CHECK(!judge_boot_killed(&a) && !judge_boot_retryable(&a));
+	ktap_free(&a.log);
+}
+
 __attribute__((destructor)) static void free_matrix(void)
 {
 	if (m.nsym)
