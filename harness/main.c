@@ -302,36 +302,57 @@ static int cell_from_name(const struct matrix *m, const char *name, struct cell 
 	return c->tree < 0 || c->variant < 0 || c->arch < 0 || n != m->nsym ? -1 : 0;
 }
 
-/* The cells of the shards that did not report (seen[k - 1] 0): PENDING, with why. A shard's
- * cells are its slice of the whole plan, as plan_shard cut it: [(k-1)*N/n, k*N/n). */
-static void add_missing_cells(const struct matrix *m, struct plan *all, char **whole, int n,
-			      const int *seen)
+/* Is the cell named name (report_cell_name) among the first n cells of all? */
+static int has_cell(const struct matrix *m, const struct plan *all, int n, const char *name)
 {
-	int nw = 0;
+	for (int i = 0; i < n; i++) {
+		char *own = report_cell_name(m, &all->cell[i]);
+		int same = !strcmp(own, name);
+
+		free(own);
+		if (same)
+			return 1;
+	}
+	return 0;
+}
+
+/* The cells no shard reported: PENDING, with why. A shard's cells are its slice of the whole
+ * plan, as plan_shard cut it: [(k-1)*N/n, k*N/n). A shard that did not report (seen[k - 1] 0)
+ * leaves its whole slice; a shard stopped midway (a partial matrix.json) the cells of its
+ * slice it had not finished. Returns how many were added. */
+static int add_unfinished_cells(const struct matrix *m, struct plan *all, char **whole, int n,
+				const int *seen)
+{
+	int nw = 0, reported = all->ncell;
 
 	while (whole[nw])
 		nw++;
 	for (int k = 1; k <= n; k++) {
 		int from = (int)((long)(k - 1) * nw / n), to = (int)((long)k * nw / n);
 
-		for (int w = from; w < to && !seen[k - 1]; w++) {
+		for (int w = from; w < to; w++) {
 			struct cell *c;
 
+			if (seen[k - 1] && has_cell(m, all, reported, whole[w]))
+				continue;
 			all->cell = xrealloc(all->cell, (size_t)(all->ncell + 1) * sizeof(*all->cell));
 			c = &all->cell[all->ncell];
 			if (cell_from_name(m, whole[w], c))
 				die("merge: a shard's whole_plan names '%s', which is no cell of "
 				    "matrix/", whole[w]);
-			snprintf(c->reason, sizeof(c->reason), "not run: shard %d/%d did not report",
-				 k, n);
+			snprintf(c->reason, sizeof(c->reason), seen[k - 1]
+				 ? "not run: shard %d/%d stopped before it" :
+				 "not run: shard %d/%d did not report", k, n);
 			all->ncell++;
 		}
 	}
+	return all->ncell - reported;
 }
 
 /* kcmp-matrix merge DIR...: one results directory from the shards' ones. Each shard K/N of
- * one N at most once; a shard that is missing (its runner died) leaves its cells not run
- * (PENDING, named in the table and the JSON), never passing, and the merge exits 1. */
+ * one N at most once; a shard that is missing (its runner died), or one stopped midway (its
+ * matrix.json partial), leaves its unfinished cells not run (PENDING, named with the shard in
+ * the table and the JSON), never passing, and the merge exits 1. */
 static int merge_command(const struct options *o, struct matrix *m)
 {
 	struct plan all = { 0 }, previous = { 0 };
@@ -369,10 +390,14 @@ static int merge_command(const struct options *o, struct matrix *m)
 	if (nshard == 0 || (nshard != n && !ri.whole_plan))
 		die("merge: %d shard directories given, but the shards say there are %d; give all of "
 		    "them", nshard, n);
-	if (nshard != n) {
-		add_missing_cells(m, &all, ri.whole_plan, n, seen);
-		snprintf(ri.partial, sizeof(ri.partial), "%d of %d shards reported; the cells of the "
-			 "others did not run", nshard, n);
+	if (ri.whole_plan) {
+		int unfinished = add_unfinished_cells(m, &all, ri.whole_plan, n, seen);
+
+		if (nshard != n)
+			snprintf(ri.partial, sizeof(ri.partial), "%d of %d shards reported; %d cells "
+				 "did not run", nshard, n, unfinished);
+		else if (unfinished && !ri.partial[0])
+			snprintf(ri.partial, sizeof(ri.partial), "%d cells did not run", unfinished);
 	}
 	free_strings(ri.whole_plan);
 	ri.whole_plan = NULL;

@@ -91,6 +91,35 @@ static char *kcidb_check(const struct run *r, const char *schema)
 
 /* Three shards of the ten cells, merged, give the results of one unsharded run: the same
  * table, TSV, KTAP, JUnit, cells in the JSON, page grid and cell files. */
+/* Shard 2/3 of FIVE (x86_64's last two cells and arm64's first) stopped by an error after
+ * its two x86_64 cells, as a runner's full disk stops it: a partial matrix.json. Merged with
+ * the whole shards 1 and 3, its unfinished cell is not run, named with its shard, and the
+ * merge exits 1; nothing of it passes. */
+static void merged_with_a_shard_stopped_midway(const struct run *first, const struct run *third)
+{
+	char *blocker = xasprintf("%s/shard-2-midway/cells/6.1/v3/arm64", scratch);
+	struct run stopped, merged;
+
+	mkdir_p(blocker);
+	remove_tree(blocker);
+	CHECK(write_file_atomic(blocker, "not a directory\n", 16) == 0);
+	stopped = harness_run("shard-2-midway", (const char *[]){ "--only", FIVE, "--shard", "2/3",
+								   NULL });
+	CHECK(stopped.status == 2);
+	merged = harness_run("merged-midway", (const char *[]){ "merge", first->results,
+								 stopped.results, third->results,
+								 NULL });
+	CHECK(merged.status == 1);
+	CHECK_CONTAINS(merged.out, "PARTIAL RUN, shard 2/3 stopped after 2 of 3 cells: ");
+	CHECK_CONTAINS(merged.out, "10 cells: 9 PASS 1 not run");
+	CHECK(count(merged.tsv, "\tPENDING\t") == 1);
+	expect_cell(&merged, "arm64", OFF, "PENDING\t-\t-\t-\t-----\tnot run: shard 2/3 stopped "
+		    "before it");
+	run_free(&merged);
+	run_free(&stopped);
+	free(blocker);
+}
+
 TEST(e2e_shards_merge_to_the_unsharded_run)
 {
 	struct run whole = harness_run("whole", (const char *[]){ "--only", FIVE, NULL });
@@ -139,8 +168,7 @@ TEST(e2e_shards_merge_to_the_unsharded_run)
 	missing = harness_run("merged-missing", (const char *[]){ "merge", shard[0].results,
 								   shard[2].results, NULL });
 	CHECK(missing.status == 1);
-	CHECK_CONTAINS(missing.out, "PARTIAL RUN, 2 of 3 shards reported; the cells of the others "
-		       "did not run");
+	CHECK_CONTAINS(missing.out, "PARTIAL RUN, 2 of 3 shards reported; 3 cells did not run");
 	CHECK_CONTAINS(missing.out, "10 cells: 7 PASS 3 not run");
 	CHECK(count(missing.tsv, "\tPENDING\t") == 3 && count(missing.tsv, "\tPASS\t") == 7);
 	CHECK(count(missing.tsv, "not run: shard 2/3 did not report") == 3);
@@ -155,6 +183,7 @@ TEST(e2e_shards_merge_to_the_unsharded_run)
 		free(json);
 	}
 	run_free(&missing);
+	merged_with_a_shard_stopped_midway(&shard[0], &shard[2]);
 	run_free(&merged);
 	for (int k = 0; k < 3; k++)
 		run_free(&shard[k]);
