@@ -56,7 +56,7 @@ OLD    ?=
 NEW    ?=
 SHARDS ?=
 
-.PHONY: all matrix plan cell shell diff merge test test-binaries test-deps fresh-check chaos bench fuzz deps clean clean-cache prune-cache
+.PHONY: all matrix plan cell shell diff merge test test-binaries test-deps fresh-check debug-check chaos bench fuzz deps clean clean-cache prune-cache
 
 all: $(BUILD)/kcmp-matrix
 
@@ -126,6 +126,13 @@ test-deps: deps
 # make test's set-up from nothing, the preflight on both arches and one real cell per arch.
 fresh-check:
 	@scripts/fresh-check
+
+# The end-to-end tests too heavy for make test's time budget (their names start with heavy_):
+# the debug flavour's detectors, each fired on a real kernel of that flavour. Its first kernel
+# is a clean debug build (about 5 minutes here) unless the cache holds it (the nightly's debug
+# job). Ends with the same "N passed, N failed" line.
+debug-check: deps $(BUILD)/e2e-tests $(BUILD)/kcmp-matrix-san
+	@$(BUILD)/e2e-tests heavy_
 
 # Kills the harness at random moments, resumes, and checks the tables (CHAOS_RUNS, default 20).
 chaos: deps $(BUILD)/kcmp-matrix

@@ -227,11 +227,8 @@ TEST(e2e_force_all_clears_a_cached_build_failure)
 TEST(e2e_real_cells_both_arches)
 {
 	struct run r = harness_run("real", (const char *[]){ "--only", FIVE, NULL });
-	/* in the debug flavour: its detectors stay quiet on a good kernel, and the health
-	 * mutant (e2e_every_health_mark_fires) is then a light rebuild of this heavy one */
 	struct run cr = harness_run("real-cr", (const char *[]){ "--arch", "x86_64", "--only",
-								 CR_NO_EPOLL, "--flavour", "debug",
-								 NULL });
+								 CR_NO_EPOLL, NULL });
 
 	CHECK(r.status == 0);
 	CHECK_CONTAINS(r.out, "10 cells: 10 PASS");
@@ -280,10 +277,8 @@ TEST(e2e_real_cells_both_arches)
 		CHECK(count(text, "\"selftest\": \"pass\"") == 6);
 		CHECK(count(text, "\"selftest\": \"not-run\"") == 4);
 		CHECK_CONTAINS(cr_text, "\"selftest\": \"not-run\"");
-		/* the flavour is the run's, and the default run names none */
-		CHECK_CONTAINS(cr_text, "\"flavour\": \"debug\"");
+		/* the default run names no flavour (a debug one: e2e_flavour_is_the_runs) */
 		CHECK(!strstr(text, "\"flavour\""));
-		CHECK_CONTAINS(cr.out, "Flavour debug: every kernel has its base fragments too.");
 		free(cr_text);
 		free(cr_json);
 		free(text);
@@ -367,6 +362,30 @@ TEST(e2e_wrong_rules_fail_at_config_layer)
  * every built cell). A v3 rules file that forgets DRM selects KCMP fails
  * exactly the cells where that matters. The in-process resolver makes this cheap: one Kconfig
  * parse per group instead of one olddefconfig per cell (about 9 minutes cold for the 288). */
+/* A flavour adds its fragments to every kernel's base, and the run says so: the debug
+ * flavour's configs (config-only: its kernels are heavy builds, built by make debug-check)
+ * hold its detectors, the table names the flavour, and so does matrix.json. */
+TEST(e2e_flavour_is_the_runs)
+{
+	struct run r = harness_run("flavour-debug", (const char *[]){ "--config-only", "--arch",
+								       "x86_64", "--only", CR_NO_EPOLL,
+								       "--flavour", "debug", NULL });
+	char *json = results_file(&r, "matrix.json");
+	char *config = xasprintf("%s/cells/6.1/v3/x86_64/" CR_NO_EPOLL "/config", r.results);
+	char *text = read_file(config, NULL);
+
+	CHECK(r.status == 0);
+	expect_cell(&r, "x86_64", CR_NO_EPOLL, "CONFIG_OK\t-\t-\t-\tyyynn\t");
+	CHECK_CONTAINS(r.out, "Flavour debug: every kernel has its base fragments too.");
+	CHECK_CONTAINS(json, "\"flavour\": \"debug\"");
+	CHECK_CONTAINS(text, "\nCONFIG_PROVE_LOCKING=y\n");
+	CHECK_CONTAINS(text, "\nCONFIG_DETECT_HUNG_TASK=y\n");
+	free(text);
+	free(config);
+	free(json);
+	run_free(&r);
+}
+
 TEST(e2e_config_only_sweep_of_every_variant)
 {
 	char *dir = scratch_copy("matrix", "matrix-sweep");

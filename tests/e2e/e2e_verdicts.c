@@ -504,8 +504,10 @@ static int mark_of_every_arch(const struct matrix *m, const char *mark, int cras
 
 /* Each mark of arches.conf shows in a console the health mutant printed: one of every arch in
  * any console, an arch's own in that arch's. A mark that no kernel we build can print is not a
- * check; this is where one that cannot fire is noticed. */
-static void expect_every_mark_fired(const char *const arch[], const char *const consoles[], int n)
+ * check; this is where one that cannot fire is noticed. The marks named in elsewhere are left
+ * to the test that fires them (NULL-terminated; NULL for none). */
+static void expect_every_mark_fired(const char *const arch[], const char *const consoles[], int n,
+				    const char *const *elsewhere)
 {
 	struct matrix m;
 	char err[512];
@@ -518,6 +520,8 @@ static void expect_every_mark_fired(const char *const arch[], const char *const 
 			for (int i = 0; list && list[i]; i++) {
 				int every = mark_of_every_arch(&m, list[i], crash), fired = 0;
 
+				for (int k = 0; elsewhere && elsewhere[k] && !fired; k++)
+					fired = !strcmp(elsewhere[k], list[i]);
 				for (int k = 0; k < n && !fired; k++)
 					fired = (every || !strcmp(arch[k], m.arch[a].name)) &&
 						consoles[k] && strstr(consoles[k], list[i]);
@@ -536,20 +540,95 @@ struct fault {
 	const char *word, *status, *reason;
 };
 
-/* Every detector and crash mark fires on a real kernel, and the harness says so: the health
- * mutant in the debug flavour on x86_64 (lockdep, sleep in atomic, list corruption, UBSAN, a
- * hung task, a soft lockup, and the oops headers with and without "Oops"), the arm64 oops
- * headers in the default flavour; each fault's cell fails naming its line, and the same kernel
- * with no fault passes (no detector fires on a good kernel, the guest's 101 checks included). */
+/* Where the health mutant's faults are fired: an arch, a cell, a flavour (NULL: the
+ * default), and the faults, ending with a NULL word. */
+struct fault_run {
+	const char *arch, *combo, *flavour;
+	const struct fault *faults;
+};
+
+/* Boots the health mutant (series patches) once per fault of run, each cell failing as the
+ * fault says and naming its line; the consoles of all the boots are added to consoles. */
+static void fire_each_fault(const struct fault_run *run, const char *patches,
+			    struct strbuf *consoles)
+{
+	for (const struct fault *f = run->faults; f->word; f++) {
+		char *name = xasprintf("marks-%s-%s", run->arch, f->word);
+		char *word = xasprintf("kcmpm_mutant=%s", f->word);
+		/* the hung task and the soft lockup take 25 and 30 s of a boot (51 s in all on a
+		 * loaded machine): room for a slow one */
+		const char *more[] = { "--boot-timeout", "120", "--boot-retries", "0",
+				       run->flavour ? "--flavour" : NULL, run->flavour, NULL };
+		char *want = xasprintf("\t%s\t", f->status), *line;
+		struct run r = health_run_on(name, patches, run->arch, run->combo, word, word, more);
+
+		line = cell_line(&r, run->arch, run->combo);
+		CHECK(line && strstr(line, want));
+		CHECK(line && strstr(line, f->reason));
+		CHECK(r.status == !!strcmp(f->status, "PASS"));
+		printf("# %s %s: %s\n", run->arch, f->word, line ? line : "(no cell)");
+		add_consoles(consoles, &r);
+		free(line);
+		free(want);
+		free(word);
+		free(name);
+		run_free(&r);
+	}
+}
+
+/* The marks only the debug flavour's detectors print: heavy_debug_flavour_detectors_fire
+ * (make debug-check, and the nightly's debug job) fires them. */
+static const char *const debug_flavour_marks[] = { "UBSAN:", "blocked for more than", NULL };
+
+/* Every crash mark, and every warning mark a kernel of the default flavour can print, fires on
+ * a real kernel, and the harness says so: the health mutant on x86_64 (a WARN, the oops
+ * headers with and without "Oops") and on arm64 (its oops headers); each fault's cell fails
+ * naming its line, and the same kernel with no fault passes (the guest's checks included).
+ * x86_64's cell is the health tests' (e2e_kernel_that_crashes_or_warns_never_passes) and
+ * arm64's a real cell's, so each kernel here is a light rebuild. */
 TEST(e2e_every_health_mark_fires)
 {
 	static const struct fault x86[] = {
 		{ "none", "PASS", "" },
+		{ "warn", "KERNEL_WARN", "kernel warning: WARNING: CPU: 0 PID: 1 at kernel/kcmp.c:" },
 		{ "oops", "BOOT_FAIL", "kernel crashed: Oops: 0002 [#1]" },
 		{ "bug", "BOOT_FAIL", "kernel crashed: kernel BUG at kernel/kcmp.c:" },
 		{ "gpf", "BOOT_FAIL", "kernel crashed: general protection fault, probably for "
 				      "non-canonical address 0xdead000000000000" },
 		{ "divide", "BOOT_FAIL", "kernel crashed: divide error: 0000 [#1]" },
+		{ 0 } };
+	static const struct fault arm64[] = {
+		{ "oops", "BOOT_FAIL", "kernel crashed: Unable to handle kernel NULL pointer "
+				       "dereference" },
+		{ "bug", "BOOT_FAIL", "kernel crashed: kernel BUG at kernel/kcmp.c:" },
+		{ 0 } };
+	static const struct fault_run runs[] = { { "x86_64", VIA_EXPERT, NULL, x86 },
+						 { "arm64", VIA_EXPERT, NULL, arm64 } };
+	char *patches = mutant_series("kernel-patch", "patches-marks", "v3", health_edits);
+	struct strbuf consoles[2] = { 0 };
+	const char *texts[2], *arch[2];
+
+	for (int k = 0; k < 2; k++) {
+		fire_each_fault(&runs[k], patches, &consoles[k]);
+		texts[k] = consoles[k].s;
+		arch[k] = runs[k].arch;
+	}
+	expect_every_mark_fired(arch, texts, 2, debug_flavour_marks);
+	sb_free(&consoles[0]);
+	sb_free(&consoles[1]);
+	free(patches);
+}
+
+/* The debug flavour's detectors fire, each on its own fault, and stay quiet on a good kernel:
+ * the real CHECKPOINT_RESTORE=y,EPOLL=n cell of the debug flavour passes, then the health
+ * mutant on it trips lockdep, a sleep in atomic context, list corruption, UBSAN, a hung task
+ * and a soft lockup. Its first kernel is a clean heavy build (lockdep and the preempt count
+ * are in headers every object includes), too long for make test's budget: make debug-check
+ * runs it, and the nightly's debug job, whose cache holds that kernel already. */
+TEST(heavy_debug_flavour_detectors_fire)
+{
+	static const struct fault x86[] = {
+		{ "none", "PASS", "" },
 		{ "atomic", "KERNEL_WARN", "kernel warning: BUG: sleeping function called from "
 					   "invalid context at kernel/kcmp.c:" },
 		{ "lockdep", "KERNEL_WARN", "kernel warning: WARNING: possible circular locking "
@@ -562,55 +641,22 @@ TEST(e2e_every_health_mark_fires)
 		{ "softlockup", "KERNEL_WARN", "kernel warning: watchdog: BUG: soft lockup - CPU#0 "
 					       "stuck for" },
 		{ 0 } };
-	static const struct fault arm64[] = {
-		{ "oops", "BOOT_FAIL", "kernel crashed: Unable to handle kernel NULL pointer "
-				       "dereference" },
-		{ "bug", "BOOT_FAIL", "kernel crashed: kernel BUG at kernel/kcmp.c:" },
-		{ 0 } };
-	/* x86_64's cell is the real CHECKPOINT_RESTORE cell's (e2e_real_cells_both_arches builds
-	 * it in the debug flavour), so its kernel here is a light rebuild; arm64's, the real
-	 * cells' default one */
-	static const struct {
-		const char *arch, *combo, *flavour;
-		const struct fault *faults;
-	} runs[] = { { "x86_64", CR_NO_EPOLL, "debug", x86 }, { "arm64", VIA_EXPERT, NULL, arm64 } };
-	char *patches = mutant_series("kernel-patch", "patches-marks", "v3", health_edits);
-	struct strbuf consoles[2] = { 0 };
-	const char *texts[2], *arch[2];
+	static const struct fault_run run = { "x86_64", CR_NO_EPOLL, "debug", x86 };
+	struct run real = harness_run("debug-real-cr", (const char *[]){ "--arch", "x86_64", "--only",
+									  CR_NO_EPOLL, "--flavour",
+									  "debug", NULL });
+	char *patches = mutant_series("kernel-patch", "patches-detectors", "v3", health_edits);
+	struct strbuf consoles = { 0 };
 
-	for (int k = 0; k < 2; k++)
-		for (const struct fault *f = runs[k].faults; f->word; f++) {
-			char *name = xasprintf("marks-%s-%s", runs[k].arch, f->word);
-			char *word = xasprintf("kcmpm_mutant=%s", f->word);
-			/* the hung task and the soft lockup take 25 and 30 s of a boot (51 s in all
-			 * on a loaded machine): room for a slow one */
-			const char *more[] = { "--boot-timeout", "120", "--boot-retries", "0",
-					       runs[k].flavour ? "--flavour" : NULL, runs[k].flavour,
-					       NULL };
-			char *want = xasprintf("\t%s\t", f->status), *line;
-			struct run r = health_run_on(name, patches, runs[k].arch, runs[k].combo, word,
-						     word, more);
-
-			line = cell_line(&r, runs[k].arch, runs[k].combo);
-			CHECK(line && strstr(line, want));
-			CHECK(line && strstr(line, f->reason));
-			CHECK(r.status == !!strcmp(f->status, "PASS"));
-			printf("# %s %s: %s\n", runs[k].arch, f->word, line ? line : "(no cell)");
-			add_consoles(&consoles[k], &r);
-			free(line);
-			free(want);
-			free(word);
-			free(name);
-			run_free(&r);
-		}
-	for (int k = 0; k < 2; k++) {
-		texts[k] = consoles[k].s;
-		arch[k] = runs[k].arch;
-	}
-	expect_every_mark_fired(arch, texts, 2);
-	sb_free(&consoles[0]);
-	sb_free(&consoles[1]);
+	CHECK(real.status == 0);
+	expect_cell(&real, "x86_64", CR_NO_EPOLL, "PASS\tworks\tenosys\teopnotsupp\tyyynn\t");
+	CHECK_CONTAINS(real.out, "| y | n | y | n | n | PASS kcmp=works KCMP→y |");
+	fire_each_fault(&run, patches, &consoles);
+	for (int i = 0; debug_flavour_marks[i]; i++)
+		CHECK_CONTAINS(consoles.s, debug_flavour_marks[i]);
+	sb_free(&consoles);
 	free(patches);
+	run_free(&real);
 }
 
 /* A kcmp() wrong on the paths its users take, each wrongness in a branch of its own so none
