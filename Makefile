@@ -56,7 +56,7 @@ OLD    ?=
 NEW    ?=
 SHARDS ?=
 
-.PHONY: all matrix plan cell shell diff merge test test-binaries test-deps fresh-check debug-check chaos bench fuzz deps clean clean-cache prune-cache
+.PHONY: all matrix plan cell shell diff merge test test-binaries test-deps fresh-check nightly-check debug-check chaos bench fuzz deps clean clean-cache prune-cache
 
 all: $(BUILD)/kcmp-matrix
 
@@ -126,6 +126,13 @@ test-deps: deps
 # make test's set-up from nothing, the preflight on both arches and one real cell per arch.
 fresh-check:
 	@scripts/fresh-check
+
+# The nightly workflow's own steps (.github/workflows/nightly.yml), each job in a new Debian 12
+# root as its container is: two shards of four real cells (one stopped midway), the merge, the
+# page, a second night's diff and a night with nothing to merge (scripts/nightly-check).
+nightly-check:
+	@scripts/ensure-deps python3 python3-yaml debootstrap git
+	@scripts/nightly-check
 
 # The end-to-end tests too heavy for make test's time budget (their names start with heavy_):
 # the debug flavour's detectors, each fired on a real kernel of that flavour. Its first kernel
