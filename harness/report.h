@@ -4,7 +4,7 @@
  *     variant; a cell reads "<STATUS> kcmp=<observed>", plus "KCMP→y" style marks where Kconfig
  *     resolved a symbol differently from the request; then the behaviour diffs between variants
  *     and between trees, and one line per cell that did not pass.
- *   results/matrix.json: schema 1, described in README.md.
+ *   results/matrix.json: schema 1, described in docs/matrix-json.md.
  *   the other formats: report_ktap.c, report_junit.c, report_html.c.
  *   results/matrix.tsv: one line per cell, for awk and tests: tree, arch, variant, combination,
  *     status, observed kcmp, epoll, epoll_tfd, resolved values, reason, kernel tag.

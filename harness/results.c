@@ -20,18 +20,12 @@ int results_write(const char *dir, const struct matrix *m, const struct plan *p,
 	char *text[NFILE] = { report_markdown(m, p, ri), report_json(m, p, ri), report_tsv(m, p),
 			      report_ktap(m, p, ri), report_junit(m, p, ri),
 			      report_html(m, p, ri, changes), report_kcidb(m, p, ri, dir) };
-	int rc = 0;
+	int rc = write_files_as_one(dir, names, text, NFILE, RESULTS_REPLACING_MARK);
 
-	for (int i = 0; i < NFILE; i++) {
-		char *path = xasprintf("%s/%s", dir, names[i]);
-
-		if (rc == 0 && write_file_atomic(path, text[i], strlen(text[i]))) {
-			snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-			rc = -1;
-		}
-		free(path);
+	if (rc)
+		snprintf(err, errlen, "cannot write the tables in '%s': %s", dir, strerror(errno));
+	for (int i = 0; i < NFILE; i++)
 		free(text[i]);
-	}
 	free(changes);
 	return rc;
 }
@@ -378,9 +372,20 @@ int results_read(const char *path, struct matrix *m, struct plan *p, struct run_
 		 char *err, size_t errlen)
 {
 	size_t len;
-	char *text = read_file(path, &len);
-	int rc;
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	char *mark = xasprintf("%s/%s", slash ? (*slash = 0, dir) : ".", RESULTS_REPLACING_MARK);
+	char *text;
+	int rc, mixed = path_exists(mark);
 
+	free(mark);
+	free(dir);
+	if (mixed) {
+		snprintf(err, errlen, "'%s' is one of a set of tables that a stopped run left half "
+			 "replaced (its directory still has %s): run the matrix into that results "
+			 "directory again, which rewrites them all", path, RESULTS_REPLACING_MARK);
+		return -1;
+	}
+	text = read_file(path, &len);
 	if (!text) {
 		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
 		return -1;

@@ -203,7 +203,9 @@ static void write_end(void)
 		deferred_exit(deferred_signal);
 }
 
-static int write_file_guarded(const char *path, const char *data, size_t len)
+/* The data in a new temporary file beside path, written and synced: its name (caller frees),
+ * or NULL with errno set and nothing left behind. */
+static char *write_temp_beside(const char *path, const char *data, size_t len)
 {
 	/* the thread in the name too: each arch's thread writes files (run.c) */
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)gettid());
@@ -215,7 +217,6 @@ static int write_file_guarded(const char *path, const char *data, size_t len)
 
 	if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
 		fd = open(tmp, flags, 0644);
-
 	if (fd < 0)
 		goto fail;
 	if (write_all(fd, data, len) || fsync(fd)) {
@@ -224,16 +225,79 @@ static int write_file_guarded(const char *path, const char *data, size_t len)
 		errno = err;
 		goto fail;
 	}
-	if (close(fd) || rename(tmp, path))
+	if (close(fd))
 		goto fail;
-	free(tmp);
-	return 0;
+	return tmp;
 fail:
 	err = errno;
 	unlink(tmp);
 	free(tmp);
 	errno = err;
-	return -1;
+	return NULL;
+}
+
+static int write_file_guarded(const char *path, const char *data, size_t len)
+{
+	char *tmp = write_temp_beside(path, data, len);
+	int err;
+
+	if (!tmp)
+		return -1;
+	if (rename(tmp, path)) {
+		err = errno;
+		unlink(tmp);
+		free(tmp);
+		errno = err;
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+int write_files_as_one(const char *dir, const char *const *names, char *const *texts, int n,
+		       const char *mark)
+{
+	char **tmp = xcalloc((size_t)n, sizeof(*tmp));
+	char *mark_path = xasprintf("%s/%s", dir, mark);
+	int rc = -1, err = 0, i;
+
+	/* one guarded write: SIGINT and SIGTERM wait for the whole set, not for one file */
+	write_begin();
+	for (i = 0; i < n; i++) {
+		char *path = xasprintf("%s/%s", dir, names[i]);
+
+		tmp[i] = write_temp_beside(path, texts[i], strlen(texts[i]));
+		free(path);
+		if (!tmp[i])
+			goto out;	/* nothing renamed: the old set stands whole */
+	}
+	/* from the first rename to the last the set is two runs' (a SIGKILL can land there):
+	 * the mark says so until the last is in place */
+	if (write_file_guarded(mark_path, "a run is putting its tables in place\n", 38))
+		goto out;
+	for (i = 0; i < n; i++) {
+		char *path = xasprintf("%s/%s", dir, names[i]);
+		int renamed = rename(tmp[i], path) == 0;
+
+		free(path);
+		if (!renamed)
+			goto out;	/* the mark stays: the set is mixed */
+		free(tmp[i]);
+		tmp[i] = NULL;
+	}
+	rc = unlink(mark_path);
+out:
+	err = errno;
+	for (i = 0; i < n; i++) {
+		if (tmp[i])
+			unlink(tmp[i]);
+		free(tmp[i]);
+	}
+	free(tmp);
+	free(mark_path);
+	write_end();
+	errno = err;
+	return rc;
 }
 
 int write_file_atomic(const char *path, const char *data, size_t len)

@@ -44,6 +44,13 @@ int exit_guard_defer(int sig);
 void exit_guard_close(void);
 
 int write_file_atomic(const char *path, const char *data, size_t len);
+/* Writes files dir/names[i] with the texts texts[i] as one set: all are written to temporary
+ * files first (a failure there leaves the old set whole), then renamed into place while the
+ * file dir/mark exists, which is removed after the last rename. A mark found by a reader means
+ * a SIGKILL landed among the renames: the set holds two writes' files. SIGINT and SIGTERM wait
+ * for the whole set (as for write_file_atomic). 0, or -1 with errno set. */
+int write_files_as_one(const char *dir, const char *const *names, char *const *texts, int n,
+		       const char *mark);
 /* Removes the temporary files write_file_atomic leaves when the process is killed mid-write
  * (name.tmp.<pid>) anywhere under dir; a missing dir is fine. Returns how many. */
 int remove_stale_temps(const char *dir);

@@ -101,6 +101,38 @@ TEST(results_of_a_partial_run_say_so)
 	free(dir);
 }
 
+/* A set of tables that a SIGKILL left among its renames (the mark still beside them) is two
+ * runs' files: merge, diff and --previous refuse its matrix.json, and the next run's tables
+ * replace the set and take the mark away. */
+TEST(results_half_replaced_are_refused_until_rewritten)
+{
+	struct matrix m;
+	struct plan p, back = { 0 };
+	struct run_info ri = { 0 }, ri_back = { 0 };
+	char *dir = scratch_dir(), *path, *mark, err[1024] = "";
+
+	fixture_plan(&m, &p);
+	CHECK(results_write(dir, &m, &p, &ri, NULL, err, sizeof(err)) == 0);
+	path = xasprintf("%s/matrix.json", dir);
+	mark = xasprintf("%s/" RESULTS_REPLACING_MARK, dir);
+	CHECK(access(mark, F_OK) != 0);
+	CHECK(write_file_atomic(mark, "killed\n", 7) == 0);
+	CHECK(results_read(path, &m, &back, &ri_back, err, sizeof(err)) == -1);
+	CHECK_CONTAINS(err, "that a stopped run left half replaced");
+	plan_free(&back);
+	back = (struct plan){ 0 };
+	CHECK(results_write(dir, &m, &p, &ri, NULL, err, sizeof(err)) == 0);
+	CHECK(access(mark, F_OK) != 0);
+	CHECK(results_read(path, &m, &back, &ri_back, err, sizeof(err)) == 0);
+	free(mark);
+	free(path);
+	plan_free(&p);
+	plan_free(&back);
+	matrix_free(&m);
+	remove_tree(dir);
+	free(dir);
+}
+
 /* the start of a matrix.json with one well-formed cell, for a field to follow */
 #define CELL "{\"schema\": 1, \"symbols\": [], \"cells\": [{\"arch\": \"x86_64\", \"variant\": " \
 	"\"v3\", \"status\": \"PASS\", \"requested\": {\"EXPERT\": \"n\", \"KCMP\": \"n\", " \

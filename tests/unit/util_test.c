@@ -38,3 +38,50 @@ TEST(write_file_atomic_follows_no_planted_temporary)
 	free(path);
 	free(victim);
 }
+
+/* A set of files is replaced as one: a failure while writing them leaves the old set whole and
+ * no temporary behind; a good write leaves the new set and no mark. */
+TEST(write_files_as_one_replaces_the_whole_set_or_nothing)
+{
+	char dir[] = "/tmp/kcmpm-util-XXXXXX";
+	const char *names[] = { "a.md", "b.json", "c.tsv" };
+	char *old[] = { "old a\n", "old b\n", "old c\n" };
+	char *new[] = { "new a\n", "new b\n", "new c\n" };
+	char *blocker, *mark, *text;
+
+	CHECK(mkdtemp(dir) != NULL);
+	mark = xasprintf("%s/.mark", dir);
+	CHECK(write_files_as_one(dir, names, old, 3, ".mark") == 0);
+	CHECK(access(mark, F_OK) != 0);
+	/* the third file's temporary cannot be made (a directory holds its name): nothing of the
+	 * new set is renamed, the mark was never made */
+	blocker = xasprintf("%s/c.tsv.tmp.%ld", dir, (long)gettid());
+	CHECK(mkdir(blocker, 0755) == 0);
+	CHECK(write_files_as_one(dir, names, new, 3, ".mark") == -1);
+	for (int i = 0; i < 3; i++) {
+		char *path = xasprintf("%s/%s", dir, names[i]), *tmp;
+
+		text = read_file(path, NULL);
+		CHECK_STR(text, old[i]);
+		free(text);
+		tmp = xasprintf("%s.tmp.%ld", path, (long)gettid());
+		CHECK(i == 2 || access(tmp, F_OK) != 0);
+		free(tmp);
+		free(path);
+	}
+	CHECK(access(mark, F_OK) != 0);
+	CHECK(rmdir(blocker) == 0);
+	CHECK(write_files_as_one(dir, names, new, 3, ".mark") == 0);
+	for (int i = 0; i < 3; i++) {
+		char *path = xasprintf("%s/%s", dir, names[i]);
+
+		text = read_file(path, NULL);
+		CHECK_STR(text, new[i]);
+		free(text);
+		free(path);
+	}
+	CHECK(access(mark, F_OK) != 0);
+	remove_tree(dir);
+	free(blocker);
+	free(mark);
+}
