@@ -112,6 +112,19 @@ static void remove_attempt_logs(const char *dir)
 	}
 }
 
+void boot_forget_cell(const char *dir)
+{
+	static const char *const names[] = { "serial.log", "guest.log", "qemu.cmd" };
+
+	remove_attempt_logs(dir);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *path = xasprintf("%s/%s", dir, names[i]);
+
+		unlink(path);
+		free(path);
+	}
+}
+
 /* The boots' cache entry: each attempt's outcome line ("status timed_out seconds"), then its
  * console as serial.attempt-<k>.log, the last one as serial.log, and its guest channel beside
  * it (guest.attempt-<k>.log, guest.log) where the arch has one. The key names the format, so

@@ -14,6 +14,10 @@ enum { MAX_GUEST_ARGS = 1 + MAX_OBSERVABLES + MAX_GUEST_CONFIG + 1 + 1, MAX_BOOT
 /* Records in the cell the QEMU line that boots its kernel by hand, built as
  * build_record_by_hand says (reproducer.h). */
 void boot_record_by_hand(const struct group *g, struct cell *c);
+/* Removes what an earlier run's boots of the cell left in its directory (the consoles, the
+ * guest channel's logs, qemu.cmd): a cell whose kernel did not build this time was not
+ * booted, and must not show another run's boot as its own. */
+void boot_forget_cell(const char *dir);
 /* Boots the cell's kernel (or takes its boots from the cache) and judges the cell. Returns -1
  * with why in err when the harness cannot go on. */
 int boot_cell(struct group *g, struct cell *c, const char *kernel, char *err, size_t errlen);

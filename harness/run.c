@@ -93,6 +93,7 @@ static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 		c->built = bo.ok;
 		c->modules = bo.ok ? xstrdup(bo.modules) : NULL;
 		if (!bo.ok) {
+			boot_forget_cell(c->dir);
 			judge_cell(&(struct judge_input){ .m = g->m, .build_error = bo.first_error,
 							  .build_timed_out = bo.timed_out,
 							  .build_machine_fault = bo.machine_fault }, c);

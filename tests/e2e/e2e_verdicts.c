@@ -165,6 +165,41 @@ TEST(e2e_compile_error_is_build_fail)
 	run_free(&r);
 }
 
+/* A cell that passed, rerun into the same results with a kernel that no longer builds, shows
+ * only this run: BUILD_FAIL with its build log, and none of the last run's boot files. */
+TEST(e2e_build_fail_on_a_rerun_keeps_no_old_boot)
+{
+	struct run passed = harness_run("rerun-build-fail", (const char *[]){ "--arch", "x86_64",
+									      "--only", OFF, NULL });
+	char *cell = xasprintf("%s/cells/6.1/v3/x86_64/" OFF, passed.results);
+	const char *files[] = { "serial.log", "guest.log", "qemu.cmd" };
+	struct run failed;
+
+	expect_cell(&passed, "x86_64", OFF, "PASS\t");
+	for (int i = 0; i < 3; i++) {
+		char *path = xasprintf("%s/%s", cell, files[i]);
+
+		CHECK(path_exists(path));
+		free(path);
+	}
+	failed = harness_run("rerun-build-fail-2", (const char *[]){
+		"--arch", "x86_64", "--only", OFF, "--make", "tests/fakes/make-compile-error",
+		"--results", passed.results, NULL });
+	CHECK(failed.status == 1);
+	CHECK_CONTAINS(failed.out, "1 cells: 1 BUILD_FAIL");
+	for (int i = 0; i < 3; i++) {
+		char *path = xasprintf("%s/%s", cell, files[i]);
+
+		if (path_exists(path))
+			printf("# %s is the last run's\n", path);
+		CHECK(!path_exists(path));
+		free(path);
+	}
+	free(cell);
+	run_free(&failed);
+	run_free(&passed);
+}
+
 /* Two runs of the OFF cell on x86_64 with a fake that the machine's fault hits every time
  * (each hit a line "<hit>" in $KCMPM_FAKE_STATE): both ERROR with the reason want, the first
  * saying it tried again (retried), and at least 4 hits, which no cached result could give:
