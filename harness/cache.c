@@ -18,6 +18,8 @@
 /* Entries found corrupt and thrown away in this process (see cache_discarded); counted by
  * both arches' threads, atomically. */
 static int discarded;
+/* Entries of an older manifest format found and thrown away (cache_obsolete). */
+static int obsolete;
 
 static char *entry_dir(const char *cache_dir, const char *kind, const char *key)
 {
@@ -97,7 +99,12 @@ int cache_complete(const char *cache_dir, const char *kind, const char *key)
 		goto out;	/* no entry, or one cut off before it was complete */
 	now = manifest(dir);
 	hit = now && !strcmp(now, recorded);
-	if (!hit) {
+	if (!hit && now && strncmp(recorded, now, strcspn(now, "\n") + 1)) {
+		/* another format's manifest says nothing of the files: obsolete, not corrupt */
+		remove_tree(dir);
+		mkdir_p(dir);
+		__atomic_add_fetch(&obsolete, 1, __ATOMIC_RELAXED);
+	} else if (!hit) {
 		warn("cache entry '%s' does not match its checksums (a file changed, shrank or went "
 		     "missing): thrown away and made again", dir);
 		remove_tree(dir);
@@ -127,6 +134,11 @@ int cache_finish(const char *cache_dir, const char *kind, const char *key)
 int cache_discarded(void)
 {
 	return __atomic_load_n(&discarded, __ATOMIC_RELAXED);
+}
+
+int cache_obsolete(void)
+{
+	return __atomic_load_n(&obsolete, __ATOMIC_RELAXED);
 }
 
 void cache_key(char out[17], const char *const *parts)
@@ -274,7 +286,7 @@ int cache_verify_all(const char *cache_dir, struct cache_verify *v)
 	for (char *e = strtok_r(list, "\n", &save); e; e = strtok_r(NULL, "\n", &save)) {
 		char *slash = strrchr(e, '/'), *dir = xasprintf("%s/%s", cache_dir, e);
 		char *mark = xasprintf("%s/complete", dir);
-		int before = cache_discarded();
+		int before = cache_discarded(), old_before = cache_obsolete();
 
 		if (path_exists(mark)) {
 			v->bytes += dir_bytes(dir);
@@ -282,6 +294,7 @@ int cache_verify_all(const char *cache_dir, struct cache_verify *v)
 			v->entries++;
 			cache_complete(cache_dir, e, slash + 1);
 			v->corrupt += cache_discarded() - before;
+			v->obsolete += cache_obsolete() - old_before;
 		}
 		free(mark);
 		free(dir);

@@ -39,10 +39,14 @@ int cache_complete(const char *cache_dir, const char *kind, const char *key);
 int cache_finish(const char *cache_dir, const char *kind, const char *key);
 /* How many entries this process found corrupt and threw away. */
 int cache_discarded(void);
+/* How many entries of an older manifest format (an older harness's) were found and thrown
+ * away: misses, but not corrupt ones. */
+int cache_obsolete(void);
 /* What checking every entry of a cache found (cache_verify_all). */
 struct cache_verify {
 	int entries;		/* complete entries checked */
 	int corrupt;		/* of those, found not to match their manifest and thrown away */
+	int obsolete;		/* of those, of an older manifest format: thrown away, not corrupt */
 	long long bytes;	/* the files read to check them */
 };
 

@@ -195,11 +195,25 @@ static int exit_status(const struct plan *p)
 	return EXIT_ALL_PASS;
 }
 
-/* The cache commands work on a cache that exists, and never beside a run that is writing it. */
+/* The cache commands work on a cache that exists, and never beside a run that is writing it.
+ * A directory with none of a cache's entry kinds (say --cache /) is no cache: refused before
+ * anything (its lock file first of all) is written there. */
 static void lock_existing_cache(const char *command, const char *cache_dir)
 {
+	static const char *const kinds[] = { "kernels", "boots", "base", "resolved" };
+	int found = 0;
+
 	if (!path_exists(cache_dir))
 		die("%s: no cache at '%s'; give --cache DIR", command, cache_dir);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && !found; i++) {
+		char *path = xasprintf("%s/%s", cache_dir, kinds[i]);
+
+		found = path_exists(path);
+		free(path);
+	}
+	if (!found)
+		die("%s: '%s' is no kcmp-matrix cache (it has no kernels/, boots/, base/ or "
+		    "resolved/); give --cache DIR of one", command, cache_dir);
 	lock_dir(cache_dir);
 }
 
@@ -213,8 +227,9 @@ static int verify_cache_command(const struct options *o)
 	lock_existing_cache("verify-cache", o->run.cache_dir);
 	if (cache_verify_all(o->run.cache_dir, &v))
 		die("verify-cache: cannot read every entry of '%s':", o->run.cache_dir);
-	printf("verify-cache: %d entries, %.1f MiB, %d corrupt (thrown away), %.2f s\n", v.entries,
-	       (double)v.bytes / (1024 * 1024), v.corrupt, now_seconds() - start);
+	printf("verify-cache: %d entries, %.1f MiB, %d corrupt (thrown away), %d of an older "
+	       "harness's format (thrown away: obsolete, not corrupt), %.2f s\n", v.entries,
+	       (double)v.bytes / (1024 * 1024), v.corrupt, v.obsolete, now_seconds() - start);
 	return v.corrupt ? EXIT_SOME_FAIL : EXIT_ALL_PASS;
 }
 

@@ -718,6 +718,26 @@ TEST(e2e_prune_cache_keeps_what_runs_use)
 	CHECK(status == 2);
 	CHECK_CONTAINS(out, "--unused-days: '-1' is not a whole number from 0 to 36500");
 	free(out);
+	/* a directory that is no cache is refused before its lock file is made there */
+	{
+		char *plain = xasprintf("%s/not-a-cache", scratch), *lock;
+		const char *not_cache[] = { harness, "prune-cache", "--cache", plain, NULL };
+		const char *verify[] = { harness, "verify-cache", "--cache", plain, NULL };
+
+		CHECK(mkdir_p(plain) == 0);
+		lock = xasprintf("%s/.lock", plain);
+		out = tool_run("prune-not-a-cache", not_cache, &status);
+		CHECK(status == 2);
+		CHECK_CONTAINS(out, "prune-cache: '");
+		CHECK_CONTAINS(out, "' is no kcmp-matrix cache");
+		free(out);
+		out = tool_run("verify-not-a-cache", verify, &status);
+		CHECK(status == 2);
+		free(out);
+		CHECK(!path_exists(lock));
+		free(lock);
+		free(plain);
+	}
 	remove_tree(copy);
 	run_free(&first);
 	run_free(&again);

@@ -94,7 +94,13 @@ TEST(cache_manifests_are_sha256_and_old_formats_are_misses)
 		  "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n");
 	free(mark);
 	put(dir, "k2", "complete", "format 2\nimage 3 b1ebf6f6b3e1a0a4\n");
-	CHECK(!cache_complete(dir, "kernels", "k2"));
+	{
+		int corrupt = cache_discarded(), obsolete = cache_obsolete();
+
+		/* an older harness's entry is a miss, but obsolete, not corrupt */
+		CHECK(!cache_complete(dir, "kernels", "k2"));
+		CHECK(cache_discarded() == corrupt && cache_obsolete() == obsolete + 1);
+	}
 	free(path);
 
 	/* keys are the first 64 bits of the SHA-256 of the parts, each with its NUL */
@@ -154,12 +160,17 @@ TEST(cache_verify_all_checks_every_entry)
 	path = cache_file(dir, "boots", KEY_A, "data");
 	CHECK(write_file_atomic(path, "0123456788", 10) == 0);	/* changed after it was sealed */
 	free(path);
+	/* an older harness's manifest: obsolete, thrown away, not counted corrupt */
+	path = cache_file(dir, "base", KEY_A, "complete");
+	CHECK(write_file_atomic(path, "format 2\ndata 10 b1ebf6f6b3e1a0a4\n", 33) == 0);
+	free(path);
 	CHECK(cache_verify_all(dir, &v) == 0);
 	CHECK(v.entries == 3);
-	CHECK(v.corrupt == 1);
+	CHECK(v.corrupt == 1 && v.obsolete == 1);
 	CHECK(v.bytes >= 30);
 	CHECK(cache_verify_all(dir, &v) == 0);
-	CHECK(v.entries == 2 && v.corrupt == 0);	/* the corrupt one is gone */
+	/* the corrupt one and the obsolete one are gone */
+	CHECK(v.entries == 1 && v.corrupt == 0 && v.obsolete == 0);
 	remove_tree(dir);
 }
 
