@@ -61,6 +61,25 @@ struct kcidb {
 	const char *url;	/* what file URLs start with: file://<dir> or KCIDB_ARTIFACTS_URL */
 };
 
+/* A file:// URL of an absolute path, its path percent-encoded (a space, '%', '#' in a results
+ * directory's name would otherwise end or change the URL). Caller frees. */
+static char *file_url(const char *path)
+{
+	char *escaped = url_path_escape(path), *url = xasprintf("file://%s", escaped);
+
+	free(escaped);
+	return url;
+}
+
+/* The URL of a file of a cell's directory (cell: its path under the results directory). */
+static char *cell_file_url(const struct kcidb *k, const char *cell, const char *file)
+{
+	char *escaped = url_path_escape(cell), *url = xasprintf("%s/%s/%s", k->url, escaped, file);
+
+	free(escaped);
+	return url;
+}
+
 /* "<origin>:<16 hex digits>" naming the parts. Caller frees. */
 static char *kcidb_id(const struct kcidb *k, const char *const *parts)
 {
@@ -196,7 +215,7 @@ static void checkouts(struct kcidb *k, const struct matrix *m, const struct plan
 				json_t *file = json_object();
 
 				slash = strrchr(patches[i], '/');
-				url = xasprintf("file://%s", real ? real : patches[i]);
+				url = file_url(real ? real : patches[i]);
 				field(file, "name", slash ? slash + 1 : patches[i]);
 				field(file, "url", url);
 				json_array_append_new(files, file);
@@ -251,10 +270,10 @@ static void builds(struct kcidb *k, const struct matrix *m, const struct plan *p
 		compiler = xasprintf("%sgcc", a->cross_compile);
 		field(o, "compiler", compiler);
 		field(o, "config_name", combo);
-		url = xasprintf("%s/%s/config", k->url, cell);
+		url = cell_file_url(k, cell, "config");
 		field(o, "config_url", url);
 		free(url);
-		url = xasprintf("%s/%s/build.log", k->url, cell);
+		url = cell_file_url(k, cell, "build.log");
 		field(o, "log_url", url);
 		free(url);
 		if (c->build_seconds > 0)
@@ -305,7 +324,7 @@ static void guest_tests(struct kcidb *k, const struct matrix *m, const struct ce
 		field(o, "status", kt->skip ? "SKIP" : kt->ok ? "PASS" : "FAIL");
 		if (kt->diag)
 			field(o, "comment", kt->diag);
-		url = xasprintf("%s/%s/serial.log", k->url, cell);
+		url = cell_file_url(k, cell, "serial.log");
 		field(o, "log_url", url);
 		misc = json_object();
 		json_object_set_new(misc, "ktap_number", json_integer(kt->number));
@@ -326,7 +345,7 @@ static void tests(struct kcidb *k, const struct matrix *m, const struct plan *p)
 	for (int i = 0; i < p->ncell; i++) {
 		const struct cell *c = &p->cell[i];
 		char *build = build_id(k, m, c), *id = test_id(k, m, c, "kcmp_matrix.boot");
-		char *cell = plan_cell_path(m, c), *url = xasprintf("%s/%s/serial.log", k->url, cell);
+		char *cell = plan_cell_path(m, c), *url = cell_file_url(k, cell, "serial.log");
 		char *env = xasprintf("QEMU %s under TCG", m->arch[c->arch].name);
 		json_t *o = begin_object(k, id), *environment = json_object(), *misc = json_object();
 
@@ -459,7 +478,7 @@ char *report_kcidb(const struct matrix *m, const struct plan *p, const struct ru
 	if (!k.origin)
 		k.origin = "kcmp_matrix";	/* main refused a bad KCIDB_ORIGIN at its start */
 	k.dir = dir ? dir : results_dir;
-	url = published && *published ? xstrdup(published) : xasprintf("file://%s", k.dir);
+	url = published && *published ? xstrdup(published) : file_url(k.dir);
 	k.url = url;
 	json_object_set_new(version, "major", json_integer(5));
 	json_object_set_new(version, "minor", json_integer(3));

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -464,4 +465,20 @@ char *absolute_path(const char *path)
 	abs = xasprintf("%s/%s", cwd, path);
 	free(cwd);
 	return abs;
+}
+
+char *url_path_escape(const char *path)
+{
+	/* RFC 3986: a path keeps its unreserved characters, sub-delims, ':', '@' and '/' */
+	static const char keep[] = "-._~!$&'()*+,;=:@/";
+	struct strbuf sb = { 0 };
+
+	sb_printf(&sb, "%s", "");
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+		if (isalnum(*c) || (*c < 128 && strchr(keep, *c)))
+			sb_printf(&sb, "%c", *c);
+		else
+			sb_printf(&sb, "%%%02X", *c);
+	}
+	return sb.s;
 }

@@ -79,4 +79,8 @@ double now_seconds(void);
 /* path made absolute against the working directory (unchanged when it is); caller frees. */
 char *absolute_path(const char *path);
 
+/* A file path as the path of a URL: every byte that RFC 3986 does not allow there (a space,
+ * '%', '#', '?', bytes past ASCII) percent-encoded. Caller frees. */
+char *url_path_escape(const char *path);
+
 #endif

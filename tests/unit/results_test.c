@@ -133,6 +133,24 @@ TEST(results_half_replaced_are_refused_until_rewritten)
 	free(dir);
 }
 
+/* KCIDB's file URLs are URLs: a results directory with a space, '%' or '#' in its name is
+ * percent-encoded in them, and a cell's combination stays readable. */
+TEST(results_kcidb_file_urls_are_percent_encoded)
+{
+	struct matrix m;
+	struct plan p;
+	struct run_info ri = { 0 };
+	char *text;
+
+	fixture_plan(&m, &p);
+	text = report_kcidb(&m, &p, &ri, "/nonexistent/a b%#c");
+	CHECK_CONTAINS(text, "\"log_url\": \"file:///nonexistent/a%20b%25%23c/cells/");
+	CHECK(!strstr(text, "a b%#c/"));
+	free(text);
+	plan_free(&p);
+	matrix_free(&m);
+}
+
 /* the start of a matrix.json with one well-formed cell, for a field to follow */
 #define CELL "{\"schema\": 1, \"symbols\": [], \"cells\": [{\"arch\": \"x86_64\", \"variant\": " \
 	"\"v3\", \"status\": \"PASS\", \"requested\": {\"EXPERT\": \"n\", \"KCMP\": \"n\", " \

@@ -85,3 +85,12 @@ TEST(write_files_as_one_replaces_the_whole_set_or_nothing)
 	free(blocker);
 	free(mark);
 }
+
+/* A path as a URL's path: what RFC 3986 allows there stays, the rest is percent-encoded. */
+TEST(url_path_escape_encodes_what_a_url_path_cannot_hold)
+{
+	char *e = url_path_escape("/tmp/a b/100%#x?y/EXPERT=n,KCMP=y/caf\xc3\xa9~");
+
+	CHECK_STR(e, "/tmp/a%20b/100%25%23x%3Fy/EXPERT=n,KCMP=y/caf%C3%A9~");
+	free(e);
+}
