@@ -362,11 +362,53 @@ static const char *const qemu_allowed[] = { "-machine", "-M", "-accel", "-cpu", 
 /* Sub-options that name a host file or program (-machine virt,dumpdtb=..., firmware=...). */
 static const char *const qemu_host_words[] = { "file", "path", "dtb", "firmware", "bios",
 					       "pflash", "kernel", "initrd", "append", "script",
-					       NULL };
+					       "splash", NULL };
 
-/* Why a QEMU line from arches.conf is refused (written into why), or NULL when it is safe. */
+/* What a -machine value may set after its type: how the board is built, never a file it
+ * reads (boot.splash=, dumpdtb=, firmware= ... are not here). */
+static const char *const qemu_machine_keys[] = { "accel", "gic-version", "virtualization",
+						 "secure", "mte", "its", "iommu", "kernel-irqchip",
+						 "vmport", "smm", "pit", "pic", "hpet", "sata", "usb",
+						 "acpi", "highmem", "ras", "graphics", "i8042", NULL };
+
+/* Why a -machine value is refused (into why), or NULL: its type, then only key=value
+ * parts with a key of qemu_machine_keys. */
+static const char *machine_refused(const char *opt, const char *v, char *why, size_t len)
+{
+	char *copy = xstrdup(v), *save = NULL, *part = strtok_r(copy, ",", &save);
+
+	while ((part = strtok_r(NULL, ",", &save))) {
+		char *eq = strchr(part, '=');
+		int known = 0;
+
+		if (eq)
+			*eq = 0;
+		for (int k = 0; qemu_machine_keys[k]; k++)
+			known |= !strcmp(part, qemu_machine_keys[k]);
+		if (!known || !eq) {
+			snprintf(why, len, "qemu option '%s %s' sets '%s', which is not one arches.conf "
+				 "may set (the machine's type, then only how the board is built: %s ...); "
+				 "guests get only the kernel and the initramfs", opt, v, part,
+				 "accel=, gic-version=, virtualization=, secure=, mte=, iommu=");
+			free(copy);
+			return why;
+		}
+	}
+	free(copy);
+	return NULL;
+}
+
+/* Why a QEMU line from arches.conf is refused (written into why), or NULL when it is safe.
+ * Its first word is the QEMU program, a plain qemu-system-NAME found in PATH. */
 static const char *qemu_refused(char **qemu, char *why, size_t len)
 {
+	if (qemu && qemu[0] && (strncmp(qemu[0], "qemu-system-", 12) || !qemu[0][12] ||
+				strspn(qemu[0] + 12, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
+					strlen(qemu[0] + 12))) {
+		snprintf(why, len, "qemu program '%s' is not a plain qemu-system-NAME (a program "
+			 "in PATH: QEMU's system emulator for the arch)", qemu[0]);
+		return why;
+	}
 	for (int i = 1; qemu && qemu[i]; i += 2) {
 		const char *opt = qemu[i] + (!strncmp(qemu[i], "--", 2) ? 1 : 0), *v = qemu[i + 1];
 		int known = 0;
@@ -385,6 +427,9 @@ static const char *qemu_refused(char **qemu, char *why, size_t len)
 				 "_.,=:+-), not '%s'", qemu[i], v ? v : "");
 			return why;
 		}
+		if ((!strcmp(opt, "-machine") || !strcmp(opt, "-M")) &&
+		    machine_refused(qemu[i], v, why, len))
+			return why;
 		for (int k = 0; qemu_host_words[k]; k++)
 			if (strstr(v, qemu_host_words[k])) {
 				snprintf(why, len, "qemu option '%s %s' names a host file or program "
