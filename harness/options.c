@@ -1,6 +1,7 @@
 /* options: see options.h. */
 #define _GNU_SOURCE
 #include "options.h"
+#include "spawn.h"
 #include "report.h"
 #include "util.h"
 
@@ -230,7 +231,7 @@ void options_parse(int argc, char **argv, struct options *o)
 		case O_PATCHES: o->run.patch_dir = optarg; break;
 		case O_GUEST: o->run.guest_src = optarg; break;
 		case O_FLAVOUR: o->flavour = *optarg ? optarg : NULL; break;
-		case 'j': o->run.jobs = whole_number("--jobs", optarg, 1, 1024); break;
+		case 'j': o->run.jobs = whole_number("--jobs", optarg, 1, SPAWN_MAX_JOBS); break;
 		case O_TIMEOUT: o->run.boot_timeout = positive_number("--boot-timeout", optarg); break;
 		case O_BOOT_RETRIES:
 			o->run.boot_retries = whole_number("--boot-retries", optarg, 0, 10);

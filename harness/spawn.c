@@ -23,23 +23,41 @@
  * see run.c). A slot is claimed with an atomic exchange, so two threads never take the same
  * one; the signal handler only reads. Signals are blocked meanwhile, so a handler in this
  * thread never sees a child started but not yet listed. */
-enum { MAX_LIVE = 64 };
+/* Room for every child at once: each arch's thread may run SPAWN_MAX_JOBS resolutions, beside
+ * the makes, QEMUs and servers; a child that found no slot would escape spawn_kill_all, so
+ * one that finds none is killed at once instead (live_set fails). */
+enum { MAX_LIVE = 4 * SPAWN_MAX_JOBS };
 static volatile sig_atomic_t live_pgid[MAX_LIVE];
 
-static void live_set(pid_t pgid, int add)
+static int live_set(pid_t pgid, int add)
 {
 	sigset_t all, old;
+	int rc = -1;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	for (int i = 0; i < MAX_LIVE; i++) {
+	for (int i = 0; i < MAX_LIVE && rc; i++) {
 		sig_atomic_t want = add ? 0 : pgid;
 
 		if (__atomic_compare_exchange_n(&live_pgid[i], &want, add ? pgid : 0, 0,
 						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-			break;
+			rc = 0;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+/* Lists a child's group, or, when no slot is left, kills and reaps it: a child the harness
+ * could not kill on a signal must not run. 0, or -1 with errno EAGAIN. */
+static int live_add(pid_t pid)
+{
+	if (live_set(pid, 1) == 0)
+		return 0;
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	errno = EAGAIN;
+	return -1;
 }
 
 void spawn_kill_all(void)
@@ -467,11 +485,11 @@ static int start_one(const struct starter *st, int i, pid_t *pid)
 static int run_all(const struct starter *st, int n, int jobs, struct spawn_result *res)
 {
 	static const struct spawn_req no_limit;
-	struct running run[MAX_LIVE];
+	struct running run[SPAWN_MAX_JOBS];
 	int next = 0, nrun = 0, start_errno = 0;
 	double step = 0.002, next_tick = now_seconds() + 1;
 
-	jobs = jobs < 1 ? 1 : jobs > MAX_LIVE ? MAX_LIVE : jobs;
+	jobs = jobs < 1 ? 1 : jobs > SPAWN_MAX_JOBS ? SPAWN_MAX_JOBS : jobs;
 	for (int i = 0; i < n; i++)
 		res[i] = (struct spawn_result){ 0 };
 	for (;;) {
@@ -480,11 +498,10 @@ static int run_all(const struct starter *st, int n, int jobs, struct spawn_resul
 			struct running *r = &run[nrun];
 
 			*r = (struct running){ .index = next, .start = now_seconds() };
-			if (start_one(st, next, &r->pid)) {
+			if (start_one(st, next, &r->pid) || live_add(r->pid)) {
 				start_errno = errno;
 				break;
 			}
-			live_set(r->pid, 1);
 			nrun++;
 			next++;
 		}
@@ -544,7 +561,10 @@ int spawn_server_start(const struct spawn_req *req, struct spawn_server *s)
 		return -1;
 	}
 	close(pair[1]);
-	live_set(s->pid, 1);
+	if (live_add(s->pid)) {
+		close(pair[0]);
+		return -1;
+	}
 	s->fd = pair[0];
 	return 0;
 }

@@ -54,6 +54,9 @@ int spawn_claim_children(const char *owner);
  * be started (errno set: ENOENT for a missing program). */
 int spawn_run(const struct spawn_req *req, struct spawn_result *res);
 
+/* The most children one spawn_run_all or spawn_fork_all runs at once (--jobs' upper bound). */
+enum { SPAWN_MAX_JOBS = 1024 };
+
 /* Runs n children, at most jobs of them at once, each as spawn_run would, into res[i]. Returns
  * -1 (errno set) when one could not be started: no more are started, those already running
  * are waited for. */

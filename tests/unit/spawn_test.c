@@ -5,6 +5,8 @@
 #include "util.h"
 
 #include <errno.h>
+#include <glob.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -381,4 +383,62 @@ TEST(spawn_server_finish_lets_it_end_then_kills)
 	CHECK(s.pid == -1 && process_gone(pid));
 	CHECK(spawn_server_finish(&s, 1) == -1);	/* stopped already */
 	unlink(log);
+}
+
+/* The children of a spawn_run_all with many jobs (here 100 at once, past the 64 groups it once
+ * had room for) are all listed, so a signal's spawn_kill_all reaches every one: the run ends
+ * at once, not when the last unlisted child ends by itself. */
+struct many_children {
+	struct spawn_req reqs[100];
+	struct spawn_result res[100];
+	int rc;
+};
+
+static void *run_many(void *arg)
+{
+	struct many_children *m = arg;
+
+	m->rc = spawn_run_all(m->reqs, 100, 100, m->res);
+	return NULL;
+}
+
+TEST(spawn_kill_all_reaches_every_child_of_many_jobs)
+{
+	char *dir = temp_dir(), *script = xasprintf("touch %s/$$; exec sleep 30", dir);
+	const char *argv[] = { "sh", "-c", script, NULL };
+	struct many_children *m = xcalloc(1, sizeof(*m));
+	double start = now_seconds();
+	pthread_t t;
+	int killed = 0;
+
+	for (int i = 0; i < 100; i++)
+		m->reqs[i] = (struct spawn_req){ .argv = argv, .timeout = 60 };
+	CHECK(pthread_create(&t, NULL, run_many, m) == 0);
+	/* until every child runs (a fork of this sanitized process is slow on a loaded machine) */
+	for (int waited = 0; waited < 400; waited++) {
+		char *list = xasprintf("%s/*", dir);
+		glob_t g;
+		size_t n = glob(list, 0, NULL, &g) == 0 ? g.gl_pathc : 0;
+
+		if (n)
+			globfree(&g);
+		free(list);
+		if (n == 100)
+			break;
+		usleep(50000);
+	}
+	start = now_seconds();
+	spawn_kill_all();
+	CHECK(pthread_join(t, NULL) == 0);
+	for (int i = 0; i < 100; i++)
+		killed += m->res[i].status == 128 + SIGKILL;
+	if (killed != 100)
+		printf("# %d of 100 killed; spawn_run_all gave %d, the first status %d\n", killed,
+		       m->rc, m->res[0].status);
+	CHECK(killed == 100);
+	CHECK(now_seconds() - start < 20);
+	remove_tree(dir);
+	free(script);
+	free(dir);
+	free(m);
 }
