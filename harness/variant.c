@@ -227,7 +227,9 @@ char *variant_name_outside_tree(const char *text)
 	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
 		const char *s, *e;
 
-		if (strncmp(p, "+++ ", 4) && strncmp(p, "--- ", 4))
+		/* a context diff names the old file on its "*** " line, and patch may use it */
+		if (strncmp(p, "+++ ", 4) && strncmp(p, "--- ", 4) &&
+		    (strncmp(p, "*** ", 4) || !strncmp(p, "****", 4)))
 			continue;
 		s = p + 4;
 		e = s;
@@ -244,6 +246,18 @@ char *variant_name_outside_tree(const char *text)
 			return strndup(p + 4, (size_t)(e - p - 4));
 	}
 	return NULL;
+}
+
+char *variant_not_unified(const char *text)
+{
+	int files = 0;
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, "***************", 15))
+			return xstrdup("a context diff (its '***************' hunks)");
+		files += !strncmp(p, "+++ ", 4);
+	}
+	return files ? NULL : xstrdup("no unified diff (no '+++ ' file header)");
 }
 
 /* Applies the series to a fresh copy in tmp. Returns the files the patches touch. */
@@ -274,6 +288,15 @@ static char **make_tree(char **patches, const char *pristine, const char *tmp, c
 			goto fail;
 		}
 		text = read_file(abs, NULL);
+		outside = text ? variant_not_unified(text) : NULL;
+		if (outside) {
+			snprintf(err, errlen, "patch '%s' is %s; the series takes unified diffs (git "
+				 "format-patch, diff -u): rewrite it as one", patches[i], outside);
+			free(outside);
+			free(text);
+			free(abs);
+			goto fail;
+		}
 		outside = text ? variant_name_outside_tree(text) : NULL;
 		free(text);
 		if (outside) {

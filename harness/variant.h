@@ -48,8 +48,13 @@ char **variant_series(const char *patch_dir, const char *root, char *err, size_t
 
 /* The files a patch text modifies ("+++ b/path" lines), NULL-terminated. */
 char **variant_patched_files(const char *patch_text);
-/* The first file name of a patch's "--- "/"+++ " lines that -p1 would put outside the tree it
- * applies to (absolute, or with a ".." part), or NULL when there is none. Caller frees. */
+/* The first file name of a patch's "--- "/"+++ " lines (and a context diff's "*** " ones) that
+ * -p1 would put outside the tree it applies to (absolute, or with a ".." part), or NULL when
+ * there is none. Caller frees. */
 char *variant_name_outside_tree(const char *patch_text);
+/* Why a patch text is not a unified diff (a context diff, or no "+++ " header at all), or NULL
+ * when it is one: the series takes only unified diffs, whose names are checked and whose
+ * files are listed. Caller frees. */
+char *variant_not_unified(const char *patch_text);
 
 #endif

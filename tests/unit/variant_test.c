@@ -50,4 +50,23 @@ TEST(variant_patch_names_stay_in_the_tree)
 	out = variant_name_outside_tree("+++ b/kernel/..\n");
 	CHECK_STR(out, "b/kernel/..");
 	free(out);
+	/* a context diff's old name, which patch may take */
+	out = variant_name_outside_tree("*** a/../../etc/passwd\n--- b/x\n***************\n");
+	CHECK_STR(out, "a/../../etc/passwd");
+	free(out);
+}
+
+/* The series takes unified diffs, and says so of a context diff or of text that is no diff. */
+TEST(variant_patches_must_be_unified_diffs)
+{
+	char *why;
+
+	CHECK(variant_not_unified("--- a/kernel/kcmp.c\n+++ b/kernel/kcmp.c\n@@ -1 +1 @@\n") == NULL);
+	why = variant_not_unified("*** a/kernel/kcmp.c\n--- b/kernel/kcmp.c\n***************\n"
+				  "*** 1 ****\n--- 1 ----\n");
+	CHECK_STR(why, "a context diff (its '***************' hunks)");
+	free(why);
+	why = variant_not_unified("Subject: no diff here\n");
+	CHECK_STR(why, "no unified diff (no '+++ ' file header)");
+	free(why);
 }
