@@ -207,9 +207,52 @@ void spawn_set_tick(void (*tick)(void *arg), void *arg)
  * of the program it runs. Only async-signal-safe calls (it is a fork of a threaded process
  * and never execs). It waits for the program and ends as it ended (its exit code, or killed
  * by the same signal), so the harness sees the program's end. When the harness dies, even by
- * SIGKILL, the kernel sends the keeper SIGUSR1 (PR_SET_PDEATHSIG) and it kills its whole
- * group at once, itself last: no make, cc1 or QEMU the program started outlives the harness.
- * It is a child subreaper, so what leaves the group still comes back to it to be reaped. */
+ * SIGKILL, the kernel sends the keeper SIGUSR1 (PR_SET_PDEATHSIG) and it kills every
+ * descendant (kill_descendants: those in sessions of their own too), then its whole group,
+ * itself last: no make, cc1 or QEMU the program started outlives the harness. It is a child
+ * subreaper, so what leaves the group still comes back to it, to be reaped or killed; and what
+ * the program leaves running when it ends is killed then. */
+/* Kills every descendant of the keeper, those that left its group too (a setsid grandchild
+ * has a session of its own, which a group kill misses): each child it has is killed and
+ * reaped, and what that child had comes back to the keeper, a subreaper, for the next round,
+ * until it has none. Reads /proc/self/task/<pid>/children (Linux 3.5, CONFIG_PROC_CHILDREN);
+ * without it only the group kill is left. Async-signal-safe: raw calls, no stdio, no malloc. */
+static void kill_descendants(void)
+{
+	char path[64] = "/proc/self/task/", digits[16], buf[4096];
+	int len = 16, nd = 0;
+
+	for (pid_t self = getpid(); self > 0; self /= 10)
+		digits[nd++] = (char)('0' + self % 10);
+	while (nd)
+		path[len++] = digits[--nd];
+	memcpy(path + len, "/children", 10);
+	for (int round = 0; round < 1000; round++) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		pid_t pid = 0;
+
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			return;
+		for (ssize_t i = 0; i <= n; i++) {
+			if (i < n && buf[i] >= '0' && buf[i] <= '9') {
+				pid = pid * 10 + (buf[i] - '0');
+				continue;
+			}
+			if (pid > 0) {
+				kill(pid, SIGKILL);
+				waitpid(pid, NULL, 0);
+				found++;
+			}
+			pid = 0;
+		}
+		if (!found)
+			return;
+	}
+}
+
 static void keep(pid_t parent, pid_t program, const sigset_t *wake)
 {
 	for (;;) {
@@ -217,13 +260,18 @@ static void keep(pid_t parent, pid_t program, const sigset_t *wake)
 		int sig = sigtimedwait(wake, NULL, &second), wstatus;
 		pid_t got;
 
-		if (sig == SIGUSR1 || getppid() != parent)
-			kill(0, SIGKILL);	/* the harness is gone: the whole group, us too */
+		if (sig == SIGUSR1 || getppid() != parent) {
+			/* the harness is gone: every descendant, then the whole group, us too */
+			kill_descendants();
+			kill(0, SIGKILL);
+		}
 		while ((got = waitpid(-1, &wstatus, WNOHANG)) > 0) {
 			sigset_t all;
 
 			if (got != program)
 				continue;	/* an orphan of the program's, reaped */
+			/* what the program left running (a daemon, a setsid grandchild) ends with it */
+			kill_descendants();
 			if (WIFEXITED(wstatus))
 				_exit(WEXITSTATUS(wstatus));
 			signal(WTERMSIG(wstatus), SIG_DFL);
