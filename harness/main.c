@@ -108,6 +108,7 @@ static void clean_up_after_a_killed_run(const struct options *o)
 			  (unsigned long long)st.st_ino);
 	killed = spawn_claim_children(owner);
 	free(owner);
+	temps += tree_remove_stale_unpacks(o->run.cache_dir);
 	for (int i = 0; cache_layout_written[i]; i++) {
 		char *dir = xasprintf("%s/%s", o->run.cache_dir, cache_layout_written[i]);
 

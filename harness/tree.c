@@ -146,11 +146,12 @@ static char *only_subdir(const char *dir)
 }
 
 /* An unpack a killed run left (.unpack.<pid>, about 1 GB): the cache is locked by this run,
- * so none of them is anyone's work in progress. */
-static void remove_stale_unpacks(const char *src_dir)
+ * so none of them is anyone's work in progress. Returns how many were removed. */
+static int remove_stale_unpacks(const char *src_dir)
 {
 	DIR *d = opendir(src_dir);
 	struct dirent *e;
+	int n = 0;
 
 	while (d && (e = readdir(d)))
 		if (!strncmp(e->d_name, ".unpack.", 8) && strcmp(e->d_name, ".unpack.log")) {
@@ -159,9 +160,20 @@ static void remove_stale_unpacks(const char *src_dir)
 			warn("removing '%s', an unpack an interrupted run left", path);
 			remove_tree(path);
 			free(path);
+			n++;
 		}
 	if (d)
 		closedir(d);
+	return n;
+}
+
+int tree_remove_stale_unpacks(const char *cache_dir)
+{
+	char *src_dir = cache_src_dir(cache_dir);
+	int n = remove_stale_unpacks(src_dir);
+
+	free(src_dir);
+	return n;
 }
 
 /* The unpack's time limit: 15 s on this machine, a minute on a slow one; a tar that takes

@@ -33,6 +33,9 @@ int tree_from_tarball(const char *tarball, const char *package, const char *cach
 		      struct tree *t, char *err, size_t errlen);
 /* Uses an existing tree after checking it looks like a kernel tree. */
 int tree_from_path(const char *path, struct tree *t, char *err, size_t errlen);
+/* Removes the unpacks a killed run left in the cache (about 1 GB each), whether or not this
+ * run unpacks anything; the caller holds the cache's lock. Returns how many. */
+int tree_remove_stale_unpacks(const char *cache_dir);
 void tree_free(struct tree *t);
 
 /* "VERSION.PATCHLEVEL.SUBLEVEL[EXTRAVERSION]" from a top-level Makefile's text, or NULL. */

@@ -161,3 +161,25 @@ TEST(tree_unpacks_again_when_the_tarball_changes)
 	free(cache);
 	free(tarball);
 }
+
+/* An unpack a killed run left is removed by the next run's clean-up, whether or not that run
+ * unpacks anything; the finished tree beside it stays. */
+TEST(tree_stale_unpacks_go_without_an_unpack)
+{
+	char dir[] = "/tmp/kcmpm-unpacks-XXXXXX";
+	char *stale, *kept, *log;
+
+	CHECK(mkdtemp(dir) != NULL);
+	stale = xasprintf("%s/src/.unpack.4242/linux-source-9.9", dir);
+	kept = xasprintf("%s/src/linux-source-9.9", dir);
+	log = xasprintf("%s/src/.unpack.log", dir);
+	CHECK(mkdir_p(stale) == 0 && mkdir_p(kept) == 0 && write_file_atomic(log, "", 0) == 0);
+	CHECK(tree_remove_stale_unpacks(dir) == 1);
+	*strrchr(stale, '/') = 0;
+	CHECK(!path_exists(stale) && path_exists(kept) && path_exists(log));
+	CHECK(tree_remove_stale_unpacks(dir) == 0);
+	remove_tree(dir);
+	free(log);
+	free(kept);
+	free(stale);
+}
