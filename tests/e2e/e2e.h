@@ -50,7 +50,8 @@ extern char *cache;
  * (matrix.conf's build-split). FIVE, on both arches, is all in the (n, y) directory: a first
  * build per arch, then a few objects per kernel. CR_NO_EPOLL is the one cell outside it, on
  * x86_64 only: one more heavy build, for the only real kernels that have kcmp() by
- * CHECKPOINT_RESTORE's select and no epoll. */
+ * CHECKPOINT_RESTORE's select and no epoll; so make test resolves it (config-only) and make
+ * debug-check builds and boots it. */
 #define OFF "EXPERT=n,KCMP=n,CHECKPOINT_RESTORE=n,DRM=n,EPOLL=y"
 #define VIA_EXPERT "EXPERT=y,KCMP=y,CHECKPOINT_RESTORE=n,DRM=n,EPOLL=y"
 #define NO_KCMP "EXPERT=y,KCMP=n,CHECKPOINT_RESTORE=n,DRM=n,EPOLL=y"

@@ -655,7 +655,9 @@ TEST(e2e_every_health_mark_fires)
 }
 
 /* The debug flavour's detectors fire, each on its own fault, and stay quiet on a good kernel:
- * the real CHECKPOINT_RESTORE=y,EPOLL=n cell of the debug flavour passes, then the health
+ * the real CHECKPOINT_RESTORE=y,EPOLL=n cell of the debug flavour passes (the one real cell
+ * with kcmp() by CHECKPOINT_RESTORE's select and no epoll: a near-clean build of its own
+ * in any flavour, so it is here, not in make test), then the health
  * mutant on it trips lockdep, a sleep in atomic context, list corruption, UBSAN, a hung task
  * and a soft lockup. Its first kernel is a clean heavy build (lockdep and the preempt count
  * are in headers every object includes), too long for make test's budget: make debug-check
@@ -685,7 +687,19 @@ TEST(heavy_debug_flavour_detectors_fire)
 
 	CHECK(real.status == 0);
 	expect_cell(&real, "x86_64", CR_NO_EPOLL, "PASS\tworks\tenosys\teopnotsupp\tyyynn\t");
+	/* the table marks KCMP, which CHECKPOINT_RESTORE selected; the observables of a cell
+	 * with no epoll, predicted and seen */
 	CHECK_CONTAINS(real.out, "| y | n | y | n | n | PASS kcmp=works KCMP→y |");
+	{
+		char *json = results_file(&real, "matrix.json");
+
+		CHECK_CONTAINS(json, "\"predicted_observed\": {\"kcmp\": \"works\", \"epoll\": "
+			       "\"enosys\", \"epoll_tfd\": \"eopnotsupp\"}");
+		CHECK_CONTAINS(json, "\"observed\": {\"kcmp\": \"works\", \"epoll\": "
+			       "\"enosys\", \"epoll_tfd\": \"eopnotsupp\"}");
+		CHECK_CONTAINS(json, "\"flavour\": \"debug\"");
+		free(json);
+	}
 	fire_each_fault(&run, patches, &consoles);
 	for (int i = 0; debug_flavour_marks[i]; i++)
 		CHECK_CONTAINS(consoles.s, debug_flavour_marks[i]);
