@@ -128,11 +128,12 @@ test: test-deps test-binaries
 # builds them at once (.ci/run does).
 test-binaries: $(BUILD)/unit-tests $(BUILD)/e2e-tests $(BUILD)/kcmp-matrix-san
 
-# What make test needs beyond make matrix: python3 for the kernel's KTAP parser (kunit.py) and
-# python3-jsonschema for the KCIDB schema check (tests/kcidb_check.py),
+# What make test needs beyond make matrix: python3 for the kernel's KTAP parser (kunit.py),
+# python3-jsonschema for the KCIDB schema check (tests/kcidb_check.py), python3-yaml for the
+# nightly workflow's (scripts/nightly-check --lint),
 # busybox-static for make shell, a browser for the page and xmllint for the JUnit schema.
 test-deps: deps
-	@scripts/ensure-deps python3 python3-jsonschema busybox-static chromium libxml2-utils
+	@scripts/ensure-deps python3 python3-jsonschema python3-yaml busybox-static chromium libxml2-utils
 
 # A new Debian 12 root (debootstrap), a clean clone of this repository's HEAD in it, and there
 # make test's set-up from nothing, the preflight on both arches and one real cell per arch.

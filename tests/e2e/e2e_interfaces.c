@@ -190,6 +190,35 @@ TEST(e2e_shards_merge_to_the_unsharded_run)
 	run_free(&whole);
 }
 
+/* The nightly workflow is YAML GitHub takes, and every action, condition and expression of
+ * its shard and merge jobs is one make nightly-check plays (scripts/nightly-check --lint): a
+ * workflow that nightly-check could not run is caught here, not on a night. A step name with
+ * ': ' in it, as one once had, is no YAML. */
+TEST(e2e_nightly_workflow_is_one_nightly_check_runs)
+{
+	char *bad = xasprintf("%s/nightly-bad.yml", scratch), *text, *out;
+	int status;
+
+	out = tool_run("nightly-lint", (const char *[]){ "scripts/nightly-check", "--lint",
+							 ".github/workflows/nightly.yml", NULL },
+		       &status);
+	CHECK(status == 0);
+	CHECK_CONTAINS(out, "nightly-check: job shard: ");
+	CHECK_CONTAINS(out, "nightly-check: job merge: ");
+	free(out);
+	text = read_file(".github/workflows/nightly.yml", NULL);
+	CHECK(text && write_file_atomic(bad, text, strlen(text)) == 0);
+	edit_file(bad, "      - name: The previous night's results\n",
+		  "      - name: The previous night's results: kept\n");
+	out = tool_run("nightly-lint-bad", (const char *[]){ "scripts/nightly-check", "--lint", bad,
+							     NULL }, &status);
+	CHECK(status == 2);
+	CHECK_CONTAINS(out, "the workflow is no YAML");
+	free(out);
+	free(text);
+	free(bad);
+}
+
 /* index.html in a real browser: headless Chromium renders it (a screenshot) and its DOM holds
  * the grid: ten cells, a known verdict in a known place, links to the cell's files. */
 TEST(e2e_page_in_a_browser)
