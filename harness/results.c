@@ -111,10 +111,12 @@ static int cell_tree(struct matrix *m, const char *name, char *err, size_t errle
 /* Is s a word the harness itself would have written: a state, a kernel tag, a selftest
  * verdict? A shard's file may come from another machine, and these values go into tables and
  * paths: a newline or a '|' would add rows to matrix.md. */
+/* A value the harness writes into a table cell: missing, empty (a cell not run predicts and
+ * sees nothing: PENDING's predicted_observed are ""), or a word of these characters. */
 static int plain_word(const char *s)
 {
-	return !s || (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				   "0123456789_-.:+") == strlen(s));
+	return !s || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			       "0123456789_-.:+") == strlen(s);
 }
 
 /* The cell's words are plain (plain_word), else -1 with which one in err: checked before the

@@ -115,6 +115,16 @@ static void merged_with_a_shard_stopped_midway(const struct run *first, const st
 	CHECK(count(merged.tsv, "\tPENDING\t") == 1);
 	expect_cell(&merged, "arm64", OFF, "PENDING\t-\t-\t-\t-----\tnot run: shard 2/3 stopped "
 		    "before it");
+	/* and it reads back, as the next night's merge and diff read it as the previous one */
+	{
+		char *json = xasprintf("%s/matrix.json", merged.results);
+		struct run diff = harness_run("merged-midway-diff", (const char *[]){ "diff", json,
+										       json, NULL });
+
+		CHECK(diff.status == 0);
+		run_free(&diff);
+		free(json);
+	}
 	run_free(&merged);
 	run_free(&stopped);
 	free(blocker);
