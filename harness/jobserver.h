@@ -9,12 +9,16 @@
  * it, so every compile job of every build counts against one pool.
  *
  * The harness is the parent: it takes a slot before it starts a make (or a guest, which keeps
- * a core busy too) and gives it back when that child has ended. A make that is killed (a build
- * timeout) cannot give back the slots it had read. So whenever the harness holds no slot at
- * all (no make and no guest of the run is running, and no thread is taking one), every slot
- * must be back in the pipe, and the last give tops the pipe up to the pool's size: slots a
- * killed make took come back at the next quiet moment (at the latest between two kernels of
- * the arch that builds last), instead of being lost for the rest of the run.
+ * a core busy too) and gives it back when that child has ended. A build that runs out of time
+ * is stopped with SIGTERM first (spawn.h), and GNU make answers SIGTERM by reaping its jobs and
+ * writing their slots back, so a timed-out make returns every slot at once. A make killed
+ * outright (SIGKILL: the OOM killer, or one that ignored SIGTERM past the grace) cannot give
+ * back the slots it had read, and the pipe's bytes do not say whose they were. So whenever the
+ * harness holds no slot at all (no make and no guest of the run is running, and no thread is
+ * taking one), every slot must be back in the pipe, and the last give tops the pipe up to the
+ * pool's size: such slots come back at the next quiet moment (at the latest between two
+ * kernels of the arch that builds last). Getting them back sooner would take a pipe per make
+ * and the harness handing bytes between them (a broker), for a case no night has met.
  */
 #ifndef KCMPM_JOBSERVER_H
 #define KCMPM_JOBSERVER_H

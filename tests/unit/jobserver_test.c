@@ -186,3 +186,56 @@ TEST(jobserver_kernel_make_runs_as_many_jobs_as_the_pool_has_slots)
 	CHECK(jobs_at_once(2, &args) == 2);
 	free(args);
 }
+
+/* Two jobs that outlast any build timeout here. */
+static const char slow_jobs_mk[] = "all: a b\na b:\n\tsleep 30\n";
+
+static const char slow_kernel_make[] =
+	"#!/bin/sh\n"
+	"exec make -s -f \"$(dirname \"$0\")/slow-jobs.mk\"\n";
+
+/* A build timeout stops the make with SIGTERM first (spawn.h), and GNU make answers SIGTERM by
+ * reaping its jobs and writing their slots back: the slot the make read for its second job is
+ * in the pipe again while the other arch still holds its own, not lost until a quiet moment.
+ * (Only a make killed outright, SIGKILL from outside, loses them; the top-up above is for
+ * that.) */
+TEST(jobserver_timed_out_make_gives_its_slots_back_at_once)
+{
+	char dir[] = "/tmp/kcmpm-pool-XXXXXX";
+	struct arch arch = { .name = "x86_64", .kernel_arch = "x86_64", .cross_compile = "",
+			     .make_target = "bzImage", .image = "arch/x86/boot/bzImage" };
+	struct jobserver js;
+	struct build_ctx b = { .arch = &arch, .jobs = 3, .jobserver = &js, .timeout = 1.5 };
+	struct build_outcome bo;
+	char err[512] = "";
+
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK(jobserver_open(&js, 3) == 0);
+	char *make = xasprintf("%s/make", dir), *mk = xasprintf("%s/slow-jobs.mk", dir);
+	char *config = xasprintf("%s/config", dir), *log = xasprintf("%s/build.log", dir);
+	char *image = xasprintf("%s/image", dir);
+
+	CHECK(write_file_atomic(make, slow_kernel_make, sizeof(slow_kernel_make) - 1) == 0);
+	CHECK(chmod(make, 0755) == 0);
+	CHECK(write_file_atomic(mk, slow_jobs_mk, sizeof(slow_jobs_mk) - 1) == 0);
+	CHECK(write_file_atomic(config, "CONFIG_X=y\n", 11) == 0);
+	b.make = make;
+	b.src = dir;
+	b.build_dir = xasprintf("%s/o", dir);
+	b.work_dir = xasprintf("%s/w", dir);
+	CHECK(jobserver_take(&js, err, sizeof(err)) == 0);	/* the other arch's boot */
+	CHECK(build_kernel(&b, config, "tag", log, image, &bo, err, sizeof(err)) == 0);
+	CHECK(!bo.ok && bo.timed_out);
+	CHECK(free_slots(&js) == 2);	/* the make's own slot and the one it read */
+	jobserver_give(&js);
+	CHECK(free_slots(&js) == 3);
+	jobserver_close(&js);
+	remove_tree(dir);
+	free(make);
+	free(mk);
+	free(config);
+	free(log);
+	free(image);
+	free(b.build_dir);
+	free(b.work_dir);
+}
