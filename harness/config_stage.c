@@ -26,11 +26,17 @@ static void config_tag(const struct group *g, const char *config, char out[17])
 }
 
 /* A cell's requested config (the base with its symbols set) and the cache key of its
- * resolution. Caller frees. */
+ * resolution. A symbol the variant's tree does not have gets no line: Kconfig would ignore
+ * it, and without it the requests that differ only there (pre's KCMP=n, y and unset) are one
+ * request, resolved once. Caller frees. */
 static char *cell_request(const struct group *g, const struct cell *c, char key[17])
 {
+	char values[MAX_SYMBOLS];
+
+	for (int s = 0; s < g->m->nsym; s++)
+		values[s] = g->exists[s] ? c->requested[s] : VALUE_UNSET;
 	char *requested = kconfig_set(g->base, g->m->nsym, (const char *const *)g->m->sym,
-				      c->requested);
+				      values);
 	const char *parts[] = { g->identity ? g->identity : "", g->vt->stamp,
 				g->m->arch[g->arch].name, g->resolver_id, requested, NULL };
 
@@ -162,6 +168,15 @@ static void use_kit(struct group *g)
 	free(kb.build_dir);
 }
 
+/* The todo entry among the first n whose request has this key, or -1. */
+static int same_request(char (*keys)[17], int n, const char *key)
+{
+	for (int k = 0; k < n; k++)
+		if (!strcmp(keys[k], key))
+			return k;
+	return -1;
+}
+
 /* Every cell's resolved config: from the cache, or from olddefconfig (all the group's misses
  * at once, so they run in parallel) and then cached. */
 static int resolve_cells(struct group *g, char *err, size_t errlen)
@@ -169,15 +184,22 @@ static int resolve_cells(struct group *g, char *err, size_t errlen)
 	struct build_resolution *todo = xcalloc((size_t)g->ncell, sizeof(*todo));
 	struct cell **todo_cell = xcalloc((size_t)g->ncell, sizeof(*todo_cell));
 	char (*todo_key)[17] = xcalloc((size_t)g->ncell, sizeof(*todo_key));
-	int ntodo = 0, rc = 0;
+	int *same_as = xcalloc((size_t)g->ncell, sizeof(*same_as)), ntodo = 0, rc = 0;
+
+	for (int i = 0; i < g->ncell; i++)
+		same_as[i] = -1;	/* the todo entry whose request is this cell's too */
 
 	for (int i = 0; i < g->ncell && !rc; i++) {
 		struct cell *c = g->cells[i];
 		char key[17], *requested = cell_request(g, c, key);
 		char *text = cache_get_text(&g->cache, "resolved", key, "config");
+		int same = same_request(todo_key, ntodo, key);
 
-		if (text) {
-			rc = cell_resolved(g, c, text, NULL, err, errlen);
+		if (text || same >= 0) {
+			if (text)
+				rc = cell_resolved(g, c, text, NULL, err, errlen);
+			else
+				same_as[i] = same;	/* resolved with that request, below */
 			free(requested);
 		} else {
 			char *combo = plan_combo_name(g->m, c->combo);
@@ -199,6 +221,12 @@ static int resolve_cells(struct group *g, char *err, size_t errlen)
 			cache_put_text(&g->cache, "resolved", todo_key[k], "config", todo[k].text);
 		if (!rc)
 			rc = cell_resolved(g, todo_cell[k], todo[k].text, todo[k].err, err, errlen);
+		for (int i = 0; i < g->ncell && !rc; i++)
+			if (same_as[i] == k)
+				rc = cell_resolved(g, g->cells[i], todo[k].text, todo[k].err, err,
+						   errlen);
+	}
+	for (int k = 0; k < ntodo; k++) {
 		free((char *)todo[k].requested);
 		free((char *)todo[k].out_path);
 		build_resolution_free(&todo[k]);
@@ -206,6 +234,7 @@ static int resolve_cells(struct group *g, char *err, size_t errlen)
 	free(todo);
 	free(todo_cell);
 	free(todo_key);
+	free(same_as);
 	return rc;
 }
 
