@@ -29,6 +29,9 @@ JOBS     ?=
 FORCE    ?=
 # FLAVOUR=debug adds matrix.conf's flavour of that name (its base fragments) to every kernel.
 FLAVOUR  ?=
+# UNSET=all|none|SYM,SYM: the symbols that also take the value unset (matrix.conf's unset line
+# otherwise): left out of the cell's fragment, so Kconfig's default decides.
+UNSET    ?=
 SHARD    ?=
 CC_WRAPPER ?=
 PREVIOUS ?=
@@ -42,7 +45,7 @@ HARNESS_ARGS = $(QUESTION_ARGS) $(if $(TREES),--trees $(TREES)) $(if $(ARCH),--a
 	$(if $(ONLY),--only '$(ONLY)') $(if $(KSRC),--ksrc $(KSRC)) $(if $(CACHE),--cache $(CACHE)) \
 	$(if $(JOBS),--jobs $(JOBS)) $(if $(FORCE),--force $(FORCE)) $(if $(SHARD),--shard $(SHARD)) \
 	$(if $(FLAVOUR),--flavour $(FLAVOUR)) $(if $(PREVIOUS),--previous $(PREVIOUS)) $(if $(CC_WRAPPER),--cc-wrapper '$(CC_WRAPPER)') \
-	--results $(RESULTS) $(ARGS)
+	$(if $(UNSET),--unset '$(UNSET)') --results $(RESULTS) $(ARGS)
 
 # make cell / make shell: one cell, named in full; its results go apart from the matrix's.
 VARIANT  ?=
@@ -51,7 +54,8 @@ BUSYBOX  ?=
 CELL_RESULTS ?= results/one-cell
 CELL_ARGS = $(QUESTION_ARGS) $(if $(TREES),--trees $(TREES)) --arch '$(ARCH)' --variants '$(VARIANT)' --only '$(COMBO)' --single \
 	$(if $(KSRC),--ksrc $(KSRC)) $(if $(CACHE),--cache $(CACHE)) $(if $(JOBS),--jobs $(JOBS)) \
-	$(if $(FORCE),--force $(FORCE)) $(if $(FLAVOUR),--flavour $(FLAVOUR)) --results $(CELL_RESULTS) $(ARGS)
+	$(if $(FORCE),--force $(FORCE)) $(if $(FLAVOUR),--flavour $(FLAVOUR)) $(if $(UNSET),--unset '$(UNSET)') \
+	--results $(CELL_RESULTS) $(ARGS)
 accept_fail = $(if $(ACCEPT_FAIL), || test $$? = 1)
 need_cell = @test -n "$(ARCH)" -a -n "$(VARIANT)" -a -n "$(COMBO)" || { echo "make $@: give \
 ARCH=, VARIANT= and COMBO= (all symbols, e.g. COMBO=EXPERT=y,KCMP=n,CHECKPOINT_RESTORE=n,DRM=n,EPOLL=y)" >&2; exit 2; }

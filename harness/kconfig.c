@@ -1,6 +1,7 @@
 /* kconfig: see kconfig.h. */
 #define _GNU_SOURCE
 #include "kconfig.h"
+#include "rules.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -82,6 +83,8 @@ char *kconfig_set(const char *text, int n, const char *const *names, const char 
 		p = nl + 1;
 	}
 	for (int i = 0; i < n; i++) {
+		if (values[i] == VALUE_UNSET)
+			continue;	/* no line: Kconfig's default decides */
 		if (values[i] == 'y' || values[i] == 'm')
 			sb_printf(&sb, "CONFIG_%s=%c\n", names[i], values[i]);
 		else

@@ -13,7 +13,8 @@ char *kconfig_get(const char *text, const char *name);
 
 /* Returns a copy of text with every line about the named symbols removed and
  * "CONFIG_<name>=y", "CONFIG_<name>=m" or "# CONFIG_<name> is not set" appended for each
- * (values are 'y'/'m'/'n'). */
+ * (values are 'y'/'m'/'n'); a symbol whose value is VALUE_UNSET (matrix.h) gets no line, so
+ * olddefconfig treats it as new and gives it its default. */
 char *kconfig_set(const char *text, int n, const char *const *names, const char *values);
 
 /* Resolved value of a bool symbol as the matrix records it: 'y', 'n', 'm', or 0 when the line

@@ -551,8 +551,11 @@ int main(int argc, char **argv)
 		return status;
 	}
 	if (matrix_load(o.run.matrix_dir, o.run.patch_dir, &m, err, sizeof(err)) ||
-	    (o.flavour && matrix_use_flavour(&m, o.flavour, err, sizeof(err))))
+	    (o.flavour && matrix_use_flavour(&m, o.flavour, err, sizeof(err))) ||
+	    (o.unset && matrix_set_unset(&m, o.unset, err, sizeof(err))))
 		die("%s", err);
+	if (o.filter.only)
+		matrix_unset_in_pattern(&m, o.filter.only);
 	/* the question's folder names its guest and patches; --guest and --patches override */
 	if (!o.run.guest_src)
 		o.run.guest_src = m.guest_src;

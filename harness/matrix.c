@@ -43,6 +43,23 @@ static int build_order(struct matrix *m, const struct conf_line *l, const char *
 	return 0;
 }
 
+/* unset SYM...: these symbols also take the value unset (no line in the cell's fragment). */
+static int unset_line(struct matrix *m, const struct conf_line *l, const char *path, char *err,
+		      size_t errlen)
+{
+	for (int i = 1; i < l->nword; i++) {
+		int s = matrix_symbol_index(m, l->word[i]);
+
+		if (s < 0 || m->takes_unset[s]) {
+			snprintf(err, errlen, "%s:%d: unset: '%s' is not a symbol listed once in an "
+				 "earlier 'symbols' line", path, l->lineno, l->word[i]);
+			return -1;
+		}
+		matrix_take_unset(m, s, 1);
+	}
+	return 0;
+}
+
 /* build-split SYM...: one kernel build directory per combination of these symbols' values. */
 static int build_split(struct matrix *m, const struct conf_line *l, const char *path, char *err,
 		       size_t errlen)
@@ -323,6 +340,9 @@ static int load_matrix_conf(const char *dir, const char *path, struct matrix *m,
 		} else if (!strcmp(kw, "build-split")) {
 			if (build_split(m, l, path, err, errlen))
 				goto fail;
+		} else if (!strcmp(kw, "unset")) {
+			if (unset_line(m, l, path, err, errlen))
+				goto fail;
 		} else if (!strcmp(kw, "guest-config")) {
 			if (l->nword - 1 > MAX_GUEST_CONFIG) {
 				snprintf(err, errlen, "%s:%d: at most %d guest-config symbols", path,
@@ -333,9 +353,8 @@ static int load_matrix_conf(const char *dir, const char *path, struct matrix *m,
 			m->guest_config = words_from(l, 1);
 		} else {
 			snprintf(err, errlen, "%s:%d: unknown key '%s' (expected tree, symbols, "
-				 "arches, variants, base, flavour, build-order, build-split, guest-config, selftest, guest, "
-				 "patches, "
-				 "arches-file, host-file or base-dir)", path, l->lineno, kw);
+				 "arches, variants, base, flavour, build-order, build-split, unset, guest-config, "
+				 "selftest, guest, patches, arches-file, host-file or base-dir)", path, l->lineno, kw);
 			goto fail;
 		}
 	}
@@ -636,6 +655,19 @@ static int load_host(const char *path, struct matrix *m, char *err, size_t errle
 }
 
 /* The kind word of an xfail line: "build:TEXT", "test:NAME" or "warning:TEXT". */
+/* Known failures are matched on the resolved values, which are never unset. */
+static int pattern_names_unset(const struct matrix *m, const struct pattern *p, const char *what,
+			       char *err, size_t errlen)
+{
+	for (int s = 0; s < m->nsym; s++)
+		if (p->want[s] == VALUE_UNSET) {
+			snprintf(err, errlen, "%s: %s=unset: an xfail pattern is matched on the "
+				 "resolved values, and a resolved symbol is y, m or n", what, m->sym[s]);
+			return -1;
+		}
+	return 0;
+}
+
 static int parse_xfail_kind(const char *word, struct xfail *x)
 {
 	static const struct { const char *prefix; enum xfail_kind kind; } kinds[] = {
@@ -678,7 +710,8 @@ static int load_xfail(struct matrix *m, struct variant *v, char *err, size_t err
 			conf_free(&cf);
 			return -1;
 		}
-		if (matrix_parse_pattern(m, l->word[1], what, &x.pattern, err, errlen)) {
+		if (matrix_parse_pattern(m, l->word[1], what, &x.pattern, err, errlen) ||
+		    pattern_names_unset(m, &x.pattern, what, err, errlen)) {
 			free(x.match);
 			conf_free(&cf);
 			return -1;
@@ -853,14 +886,14 @@ int matrix_parse_pattern(const struct matrix *m, const char *text, const char *w
 			continue;
 		if (eq)
 			s = matrix_symbol_index(m, w);
-		if (s < 0 || strlen(eq + 1) != 1 || !strchr("ymn", eq[1])) {
+		if (s < 0 || !matrix_value_from_name(eq + 1)) {
 			snprintf(err, errlen, "%s: bad term '%s%s%s'; expected SYMBOL=y, SYMBOL=m, "
-				 "SYMBOL=n or ARCH=name with names from matrix/, joined by commas", what,
-				 w, eq ? "=" : "", eq ? eq + 1 : "");
+				 "SYMBOL=n, SYMBOL=unset or ARCH=name with names from matrix/, joined "
+				 "by commas", what, w, eq ? "=" : "", eq ? eq + 1 : "");
 			rc = -1;
 			break;
 		}
-		p->want[s] = eq[1];
+		p->want[s] = matrix_value_from_name(eq + 1);
 	}
 	free(copy);
 	return rc;
@@ -885,7 +918,82 @@ unsigned matrix_ncombo(const struct matrix *m)
 
 void matrix_set_type(struct matrix *m, int s, char type)
 {
-	snprintf(m->values[s], sizeof(m->values[s]), "%s", type == 't' ? "nmy" : "ny");
+	snprintf(m->values[s], sizeof(m->values[s]), "%s%s", type == 't' ? "nmy" : "ny",
+		 m->takes_unset[s] ? "u" : "");
+}
+
+void matrix_take_unset(struct matrix *m, int s, int on)
+{
+	size_t n = strlen(m->values[s]);
+
+	m->takes_unset[s] = on;
+	if (n && m->values[s][n - 1] == VALUE_UNSET)
+		m->values[s][--n] = 0;
+	if (on)
+		snprintf(m->values[s] + n, sizeof(m->values[s]) - n, "%c", VALUE_UNSET);
+}
+
+int matrix_set_unset(struct matrix *m, const char *list, char *err, size_t errlen)
+{
+	char *copy = xstrdup(list), *save = NULL;
+	int all = !strcmp(list, "all"), rc = 0;
+
+	for (int s = 0; s < m->nsym; s++)
+		matrix_take_unset(m, s, all);
+	if (all || !strcmp(list, "none")) {
+		free(copy);
+		return 0;
+	}
+	for (char *w = strtok_r(copy, ", ", &save); w && !rc; w = strtok_r(NULL, ", ", &save)) {
+		int s = matrix_symbol_index(m, w);
+
+		if (s < 0) {
+			snprintf(err, errlen, "--unset: '%s' is not a matrix symbol; give 'all', "
+				 "'none' or symbols from matrix.conf's symbols line, joined by commas",
+				 w);
+			rc = -1;
+		} else {
+			matrix_take_unset(m, s, 1);
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+void matrix_unset_in_pattern(struct matrix *m, const char *text)
+{
+	char *copy = xstrdup(text), *save = NULL;
+
+	for (char *w = strtok_r(copy, ", \t", &save); w; w = strtok_r(NULL, ", \t", &save)) {
+		char *eq = strchr(w, '=');
+		int s;
+
+		if (!eq || strcmp(eq + 1, "unset"))
+			continue;
+		*eq = 0;
+		s = matrix_symbol_index(m, w);
+		if (s >= 0 && !m->takes_unset[s])
+			matrix_take_unset(m, s, 1);
+	}
+	free(copy);
+}
+
+const char *matrix_value_name(char value)
+{
+	switch (value) {
+	case 'y': return "y";
+	case 'm': return "m";
+	case 'n': return "n";
+	case VALUE_UNSET: return "unset";
+	}
+	return "?";
+}
+
+char matrix_value_from_name(const char *name)
+{
+	if (!strcmp(name, "unset"))
+		return VALUE_UNSET;
+	return strlen(name) == 1 && strchr("ymn", *name) ? *name : 0;
 }
 
 static int find_name(char *const *names, int n, const char *name)

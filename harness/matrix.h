@@ -73,8 +73,13 @@ struct host_need {
 	char *package;		/* "flex", "libelf-dev" */
 };
 
-/* A pattern over the symbols and the arch: "SYM=y|m|n" and "ARCH=name" terms joined by commas,
- * all of which must hold. */
+/* "y", "m", "n" or "unset" (VALUE_UNSET, rules.h) for a value. */
+const char *matrix_value_name(char value);
+/* The value a name stands for ('y', 'm', 'n' or VALUE_UNSET), or 0 for no value's name. */
+char matrix_value_from_name(const char *name);
+
+/* A pattern over the symbols and the arch: "SYM=y|m|n|unset" and "ARCH=name" terms joined by
+ * commas, all of which must hold. */
 struct pattern {
 	char want[MAX_SYMBOLS];	/* the value symbol i must have, or 0 for any */
 	int arch;		/* arch index, or -1 for any */
@@ -120,8 +125,10 @@ struct matrix {
 	struct tree_decl tree[MAX_TREES];	/* matrix.conf's trees, in file order, then KSRC */
 	int nsym;
 	char *sym[MAX_SYMBOLS + 1];	/* NULL-terminated */
-	char values[MAX_SYMBOLS][4];	/* the values symbol i takes, as its Kconfig type allows:
-					 * "ny" (bool, the default) or "nmy" (tristate) */
+	char values[MAX_SYMBOLS][5];	/* the values symbol i takes, as its Kconfig type allows:
+					 * "ny" (bool, the default) or "nmy" (tristate), then
+					 * VALUE_UNSET when it takes unset too */
+	int takes_unset[MAX_SYMBOLS];	/* matrix.conf's unset line, or --unset */
 	int narch;
 	struct arch *arch;
 	int nvariant;
@@ -186,7 +193,16 @@ int matrix_pattern_matches(const struct pattern *p, int nsym, const char *values
 
 /* How many combinations of values the symbols have: the product of their value counts. */
 unsigned matrix_ncombo(const struct matrix *m);
-/* Sets the values symbol s takes from its Kconfig type: 't' tristate, else bool. */
+/* Sets the values symbol s takes from its Kconfig type: 't' tristate, else bool (and unset,
+ * when it takes that). */
 void matrix_set_type(struct matrix *m, int s, char type);
+/* Says whether symbol s also takes the value unset (on 1) or not (0). */
+void matrix_take_unset(struct matrix *m, int s, int on);
+/* Which symbols take unset, replacing matrix.conf's unset line: "all", "none", or symbol names
+ * joined by commas (--unset, make's UNSET=). Returns -1 with a message for an unknown name. */
+int matrix_set_unset(struct matrix *m, const char *list, char *err, size_t errlen);
+/* Makes every symbol a pattern's SYM=unset terms name take unset (ONLY=KCMP=unset asks for
+ * cells the matrix.conf at hand may not have); other terms are left to the pattern's parse. */
+void matrix_unset_in_pattern(struct matrix *m, const char *text);
 
 #endif

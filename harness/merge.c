@@ -43,13 +43,13 @@ static int cell_from_name(const struct matrix *m, const char *name, struct cell 
 		char *eq = strchr(t, '=');
 		int s;
 
-		if (!eq || eq[1] == 0 || eq[2] != 0)
+		if (!eq)
 			return -1;
 		*eq = 0;
 		s = matrix_symbol_index(m, t);
-		if (s < 0)
+		if (s < 0 || !matrix_value_from_name(eq + 1))
 			return -1;
-		c->requested[s] = eq[1];
+		c->requested[s] = matrix_value_from_name(eq + 1);
 	}
 	return c->tree < 0 || c->variant < 0 || c->arch < 0 || n != m->nsym ? -1 : 0;
 }

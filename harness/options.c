@@ -30,7 +30,11 @@ static const char usage[] =
 	"\n"
 	"  --arch LIST         arches to run (comma-separated; default: all in matrix.conf)\n"
 	"  --variants LIST     variants to run (default: all)\n"
-	"  --only PATTERN      combinations matching SYM=y|n[,SYM=y|n...] only\n"
+	"  --only PATTERN      combinations matching SYM=y|m|n|unset[,SYM=...] only (a SYM=unset\n"
+	"                      term makes SYM take unset in this run)\n"
+	"  --unset LIST        symbols that also take the value unset (no line in the cell's\n"
+	"                      fragment: Kconfig's default decides): all, none, or names joined\n"
+	"                      by commas (default: matrix.conf's unset line)\n"
 	"  --trees LIST        kernel trees to run, by matrix.conf's names (default: all of them;\n"
 	"                      with --ksrc: ksrc alone)\n"
 	"  --ksrc DIR          also build this kernel tree, as the tree named ksrc\n"
@@ -175,7 +179,7 @@ void options_parse(int argc, char **argv, struct options *o)
 	enum { O_ARCH = 256, O_VARIANTS, O_ONLY, O_KSRC, O_TREES, O_CACHE, O_RESULTS, O_MATRIX,
 	       O_PATCHES, O_GUEST, O_TIMEOUT, O_BUILD_TIMEOUT, O_BOOT_RETRIES, O_MAKE, O_QEMU,
 	       O_FORCE, O_SHARD, O_PREVIOUS, O_SINGLE, O_SHELL, O_BUSYBOX, O_CC_WRAPPER,
-	       O_CONFIG_ONLY, O_RESOLVE_WITH, O_ARCH_BY_ARCH, O_UNUSED_DAYS, O_FLAVOUR };
+	       O_CONFIG_ONLY, O_RESOLVE_WITH, O_ARCH_BY_ARCH, O_UNUSED_DAYS, O_FLAVOUR, O_UNSET };
 	static const struct option longopts[] = {
 		{ "arch", required_argument, NULL, O_ARCH },
 		{ "variants", required_argument, NULL, O_VARIANTS },
@@ -188,6 +192,7 @@ void options_parse(int argc, char **argv, struct options *o)
 		{ "patches", required_argument, NULL, O_PATCHES },
 		{ "guest", required_argument, NULL, O_GUEST },
 		{ "flavour", required_argument, NULL, O_FLAVOUR },
+		{ "unset", required_argument, NULL, O_UNSET },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "boot-timeout", required_argument, NULL, O_TIMEOUT },
 		{ "build-timeout", required_argument, NULL, O_BUILD_TIMEOUT },
@@ -231,6 +236,7 @@ void options_parse(int argc, char **argv, struct options *o)
 		case O_PATCHES: o->run.patch_dir = optarg; break;
 		case O_GUEST: o->run.guest_src = optarg; break;
 		case O_FLAVOUR: o->flavour = *optarg ? optarg : NULL; break;
+		case O_UNSET: o->unset = *optarg ? optarg : NULL; break;
 		case 'j': o->run.jobs = whole_number("--jobs", optarg, 1, SPAWN_MAX_JOBS); break;
 		case O_TIMEOUT: o->run.boot_timeout = positive_number("--boot-timeout", optarg); break;
 		case O_BOOT_RETRIES:

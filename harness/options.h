@@ -24,6 +24,8 @@ struct options {
 	struct plan_filter filter;
 	const char *ksrc;
 	const char *flavour;		/* --flavour: matrix.conf's flavour to add, or NULL */
+	const char *unset;		/* --unset: which symbols take unset, replacing
+					 * matrix.conf's unset line; NULL: that line */
 	int shard_k, shard_n;		/* --shard K/N; 0 when not sharded */
 	const char *previous;		/* --previous */
 	int single, shell;

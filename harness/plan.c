@@ -37,12 +37,12 @@ char *plan_combo_name(const struct matrix *m, unsigned combo)
 
 	plan_combo_values(m, combo, v);
 	for (int i = 0; i < m->nsym; i++)
-		sb_printf(&sb, "%s%s=%c", i ? "," : "", m->sym[i], v[i]);
+		sb_printf(&sb, "%s%s=%s", i ? "," : "", m->sym[i], matrix_value_name(v[i]));
 	return sb.s;
 }
 
 /* Marks the combinations an ONLY pattern selects: space-separated alternatives, each a
- * comma-separated list of SYMBOL=y|m|n that must all hold. An empty pattern selects all. */
+ * comma-separated list of SYMBOL=y|m|n|unset that must all hold. An empty pattern selects all. */
 static int parse_only(const struct matrix *m, const char *only, int *selected, char *err,
 		      size_t errlen)
 {

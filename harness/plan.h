@@ -36,7 +36,7 @@ enum cell_status {
 struct cell {
 	int tree, arch, variant;
 	unsigned combo;
-	char requested[MAX_SYMBOLS];	/* 'y'/'m'/'n' */
+	char requested[MAX_SYMBOLS];	/* 'y'/'m'/'n', or VALUE_UNSET (rules.h) */
 	struct prediction predicted;	/* from the variant's rules */
 	char resolved[MAX_SYMBOLS];	/* from the final .config: 'y'/'n'/'m', 0 = no symbol */
 	char config_tag[17];		/* content hash of the final .config */
@@ -69,7 +69,7 @@ struct cell {
 };
 
 /* Which cells to run: NULL lists mean all. only is a pattern: space-separated alternatives,
- * each "SYM=y|m|n[,SYM=y|m|n...]", e.g. "EXPERT=y,KCMP=y DRM=m" (NULL or empty: all). */
+ * each "SYM=y|m|n|unset[,SYM=...]", e.g. "EXPERT=y,KCMP=y DRM=m" (NULL or empty: all). */
 struct plan_filter {
 	char **trees;
 	char **arches;
@@ -111,7 +111,7 @@ int plan_selftest_runs(const struct matrix *m, const struct cell *c);
 void plan_combo_values(const struct matrix *m, unsigned combo, char *values);
 /* The combination of these values; -1 when a value is not one its symbol takes. */
 int plan_combo_of(const struct matrix *m, const char *values, unsigned *combo);
-/* "EXPERT=y,KCMP=n,..." for a combination; caller frees. */
+/* "EXPERT=y,KCMP=unset,..." for a combination; caller frees. */
 char *plan_combo_name(const struct matrix *m, unsigned combo);
 
 const char *cell_status_name(enum cell_status s);

@@ -1,6 +1,7 @@
 /* report: see report.h. */
 #define _GNU_SOURCE
 #include "report.h"
+#include "report_defaults.h"
 #include "util.h"
 
 #include <jansson.h>
@@ -59,6 +60,25 @@ int report_common_mark(const struct matrix *m, const struct plan *p, int *sym, c
 					*to = values[b];
 				}
 	return best > 0;
+}
+
+const char *const report_unset_legend =
+	"A · in a symbol's column: the cell left it unset (no line in its config fragment, as a "
+	".config from before the symbol existed), so Kconfig's default or a select decided; its "
+	"mark says what they gave.";
+
+const char *report_value_mark(char value)
+{
+	return value == VALUE_UNSET ? "·" : matrix_value_name(value);
+}
+
+int report_has_unset(const struct matrix *m, const struct plan *p)
+{
+	for (int i = 0; i < p->ncell; i++)
+		for (int s = 0; s < m->nsym; s++)
+			if (p->cell[i].requested[s] == VALUE_UNSET)
+				return 1;
+	return 0;
 }
 
 int report_tree_used(const struct plan *p, int t)
@@ -171,7 +191,7 @@ char *report_table(const struct matrix *m, const struct plan *p)
 	struct column col[m->ntree * m->nvariant * m->narch];
 	int ncol = report_columns(m, p, col);
 	struct strbuf sb = { 0 };
-	char *counts, from, to;
+	char *counts, *defaults, from, to;
 	int mark;
 
 	sb_printf(&sb, "|");
@@ -193,7 +213,7 @@ char *report_table(const struct matrix *m, const struct plan *p)
 		plan_combo_values(m, p->combo[r], v);
 		sb_printf(&sb, "|");
 		for (int s = 0; s < m->nsym; s++)
-			sb_printf(&sb, " %c |", v[s]);
+			sb_printf(&sb, " %s |", report_value_mark(v[s]));
 		for (int k = 0; k < ncol; k++) {
 			const struct cell *c = report_find_cell(p, &col[k], p->combo[r]);
 
@@ -207,8 +227,15 @@ char *report_table(const struct matrix *m, const struct plan *p)
 	if (report_common_mark(m, p, &mark, &from, &to))
 		sb_printf(&sb, "\nA mark like %s→%c: the cell requested %s=%c and Kconfig resolved it "
 			  "to %c.\n", m->sym[mark], to, m->sym[mark], from, to);
+	if (report_has_unset(m, p))
+		sb_printf(&sb, "%s\n", report_unset_legend);
 	behaviour_diff(&sb, m, p, 0);
 	behaviour_diff(&sb, m, p, 1);
+	defaults = report_default_differences(m, p, "\n  ");
+	if (*defaults)
+		sb_printf(&sb, "\nDefaults that differ between variants (no request decided):\n  %s\n",
+			  defaults);
+	free(defaults);
 	for (int i = 0; i < p->ncell; i++) {
 		const struct cell *c = &p->cell[i];
 		char *name;
@@ -364,16 +391,14 @@ json_t *report_json_tenths(double seconds)
 	return json_real((double)(long long)(seconds * 10 + 0.5) / 10);
 }
 
-/* {"EXPERT": "y", ...} with 0 as null */
+/* {"EXPERT": "y", "KCMP": "unset", ...} with 0 as null */
 static json_t *json_values(const struct matrix *m, const char *values)
 {
 	json_t *o = json_object();
 
-	for (int s = 0; s < m->nsym; s++) {
-		char v[2] = { values[s], 0 };
-
-		json_object_set_new(o, m->sym[s], values[s] ? json_string(v) : json_null());
-	}
+	for (int s = 0; s < m->nsym; s++)
+		json_object_set_new(o, m->sym[s], values[s] ? json_string(matrix_value_name(values[s]))
+							    : json_null());
 	return o;
 }
 

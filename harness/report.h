@@ -67,6 +67,12 @@ char *report_column_name(const struct matrix *m, const struct column *col);
 int report_common_mark(const struct matrix *m, const struct plan *p, int *sym, char *from,
 		       char *to);
 
+/* How the table shows a requested value: y, m, n, or · for unset. */
+const char *report_value_mark(char value);
+/* Does some cell of the plan leave a symbol unset? */
+int report_has_unset(const struct matrix *m, const struct plan *p);
+/* What the table says about · under its marks' legend. */
+extern const char *const report_unset_legend;
 /* Does the plan have a cell of tree t? */
 int report_tree_used(const struct plan *p, int t);
 /* Is the cell in column col (its tree, variant and arch)? */

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "report.h"
+#include "report_defaults.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -54,7 +55,7 @@ static void trees(struct strbuf *sb, const struct matrix *m, const struct plan *
 static void head(struct strbuf *sb, const struct matrix *m, const struct plan *p,
 		 const struct run_info *ri)
 {
-	char *counts = report_counts(p), from, to;
+	char *counts = report_counts(p), *defaults, from, to;
 	int mark;
 
 	sb_printf(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -92,7 +93,17 @@ static void head(struct strbuf *sb, const struct matrix *m, const struct plan *p
 		sb_printf(sb, "A mark like <span class=\"mark\">%s→%c</span>: the cell requested "
 			  "%s=%c and Kconfig resolved it to %c. ", m->sym[mark], to, m->sym[mark],
 			  from, to);
+	if (report_has_unset(m, p))
+		sb_printf(sb, "%s ", report_unset_legend);
 	sb_printf(sb, "Each cell's <i>why</i> gives the rules' reasoning for every symbol.</p>\n");
+	defaults = report_default_differences(m, p, "; ");
+	if (*defaults) {
+		sb_printf(sb, "<p id=\"defaults\">Defaults that differ between variants (no request "
+			  "decided): ");
+		report_xml_text(sb, defaults);
+		sb_printf(sb, ".</p>\n");
+	}
+	free(defaults);
 	free(counts);
 }
 
@@ -162,7 +173,7 @@ static void grid(struct strbuf *sb, const struct matrix *m, const struct plan *p
 		plan_combo_values(m, p->combo[r], values);
 		sb_printf(sb, "<tr>");
 		for (int s = 0; s < m->nsym; s++)
-			sb_printf(sb, "<td class=\"sym\">%c</td>", values[s]);
+			sb_printf(sb, "<td class=\"sym\">%s</td>", report_value_mark(values[s]));
 		for (int k = 0; k < ncol; k++) {
 			const struct cell *c = report_find_cell(p, &col[k], p->combo[r]);
 

@@ -72,7 +72,7 @@ static void read_values(const struct matrix *m, const json_t *obj, char *values)
 	for (int s = 0; s < m->nsym; s++) {
 		const char *v = get_string(obj, m->sym[s]);
 
-		values[s] = v && (*v == 'y' || *v == 'n' || *v == 'm') && !v[1] ? *v : 0;
+		values[s] = v ? matrix_value_from_name(v) : 0;
 	}
 }
 
@@ -171,7 +171,8 @@ static int read_cell(struct matrix *m, const json_t *j, struct cell *c, char *er
 	read_values(m, json_object_get(j, "requested"), c->requested);
 	for (int s = 0; s < m->nsym; s++)
 		if (!c->requested[s]) {
-			snprintf(err, errlen, "a cell's requested %s is not y, m or n", m->sym[s]);
+			snprintf(err, errlen, "a cell's requested %s is not y, m, n or unset",
+				 m->sym[s]);
 			return -1;
 		}
 	/* the last refusals: from here on the cell owns what it reads */
@@ -221,12 +222,14 @@ static int read_symbol_values(const json_t *doc, struct matrix *m, char *err, si
 	for (int s = 0; s < m->nsym; s++) {
 		const char *v = get_string(values, m->sym[s]);
 
-		if (v && strcmp(v, "nmy") && strcmp(v, "ny")) {
-			snprintf(err, errlen, "symbol_values: %s takes '%s', neither 'ny' nor 'nmy'",
-				 m->sym[s], v);
+		if (v && strcmp(v, "nmy") && strcmp(v, "ny") && strcmp(v, "nmyu") && strcmp(v, "nyu")) {
+			snprintf(err, errlen, "symbol_values: %s takes '%s', none of 'ny', 'nmy', "
+				 "'nyu' and 'nmyu'", m->sym[s], v);
 			return -1;
 		}
-		if (v && !strcmp(v, "nmy"))
+		if (v && strchr(v, VALUE_UNSET))
+			matrix_take_unset(m, s, 1);
+		if (v && strchr(v, 'm'))
 			matrix_set_type(m, s, 't');
 	}
 	return 0;

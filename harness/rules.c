@@ -507,7 +507,7 @@ static char resolve(struct eval *ev, int s, char *why, size_t whylen)
 {
 	const struct rule_symbol *rs = &ev->r->sym[s];
 	const char *name = ev->r->names[s];
-	int dep, vis, value, rev = 0, by = -1;
+	int dep, vis, unset, value, rev = 0, by = -1;
 
 	if (rs->absent) {
 		snprintf(why, whylen, "%s: not in this tree", name);
@@ -524,7 +524,9 @@ static char resolve(struct eval *ev, int s, char *why, size_t whylen)
 	}
 	dep = cond_level(ev, rs->depends);
 	vis = rs->has_prompt ? min_level(cond_level(ev, rs->prompt_if), dep) : 0;
-	if (vis) {
+	/* a symbol left unset has no request to honour: its default decides, visible or not */
+	unset = ev->requested[s] == VALUE_UNSET;
+	if (vis && !unset) {
 		value = min_level(level(ev->requested[s]), vis);
 		if (value < level(ev->requested[s]))
 			snprintf(why, whylen, "%s=%c: requested %c, capped at %c by its dependencies",
@@ -539,14 +541,16 @@ static char resolve(struct eval *ev, int s, char *why, size_t whylen)
 		value = i < rs->ndefault ? min_level(min_level(level(rs->defaults[i].value),
 							       cond_level(ev, rs->defaults[i].cond)),
 						     dep) : 0;
+		const char *how = vis ? "left unset" : rs->has_prompt ? "prompt hidden" : "no prompt";
+
 		if (rs->depends && !dep)
 			snprintf(why, whylen, "%s=n: its dependencies are not met", name);
 		else if (i < rs->ndefault)
-			snprintf(why, whylen, "%s=%c: %s, default %c", name, "nmy"[value],
-				 rs->has_prompt ? "prompt hidden" : "no prompt", rs->defaults[i].value);
+			snprintf(why, whylen, "%s=%c: %s, default %c%s", name, "nmy"[value], how,
+				 rs->defaults[i].value, rs->defaults[i].cond ? " (its condition holds)"
+									     : "");
 		else
-			snprintf(why, whylen, "%s=n: %s, no default", name,
-				 rs->has_prompt ? "prompt hidden" : "no prompt");
+			snprintf(why, whylen, "%s=n: %s, no default", name, how);
 	}
 	if (rev > value) {
 		value = rev;
@@ -599,6 +603,26 @@ int rules_predict(const struct rules *r, const char *requested, struct predictio
 	for (int i = 0; i < r->nobs; i++)
 		snprintf(p->observe[i], sizeof(p->observe[i]), "%s", observe(&ev, &r->obs[i]));
 	return 0;
+}
+
+const char *rules_why_default(const char *why, size_t *len)
+{
+	static const char *const hows[] = { "left unset", "prompt hidden", "no prompt" };
+	const char *at = strstr(why, ": ");
+
+	if (!at)
+		return NULL;
+	at += 2;
+	for (size_t i = 0; i < sizeof(hows) / sizeof(hows[0]); i++) {
+		size_t n = strlen(hows[i]);
+
+		if (!strncmp(at, hows[i], n) && (!strncmp(at + n, ", default ", 10) ||
+						 !strcmp(at + n, ", no default"))) {
+			*len = n;
+			return at;
+		}
+	}
+	return NULL;
 }
 
 const char *rules_observe(const struct rules *r, int i, const char *values)

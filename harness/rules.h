@@ -34,6 +34,12 @@
 
 enum { MAX_SYMBOLS = 8, MAX_OBSERVABLES = 8, MAX_STATE = 24 };
 
+/* A requested value that is no value: the symbol is left out of the cell's config fragment, as
+ * a .config from before the symbol existed leaves it, so Kconfig's default (or a select)
+ * decides, prompt or no prompt. Written "unset" in names and patterns (KCMP=unset), "·" in the
+ * tables. */
+enum { VALUE_UNSET = 'u' };
+
 struct expr;
 
 struct rule_default {
@@ -95,10 +101,15 @@ int rules_parse(const char *path, const char *text, int nsym, const char *const 
 		struct rules *r, char *err, size_t errlen);
 void rules_free(struct rules *r);
 
-/* Predicts what Kconfig makes of a request (requested[i] is 'y', 'm' or 'n'). Returns -1 with a
- * message in err on a dependency cycle. */
+/* Predicts what Kconfig makes of a request (requested[i] is 'y', 'm', 'n' or VALUE_UNSET).
+ * Returns -1 with a message in err on a dependency cycle. */
 int rules_predict(const struct rules *r, const char *requested, struct prediction *p, char *err,
 		  size_t errlen);
+/* Did a default decide the value a prediction's why line explains (rules_predict's words: the
+ * symbol left unset, or its prompt hidden, and no select above it)? Returns how the default
+ * came to apply ("left unset", "prompt hidden" or "no prompt") with its length in *len, or
+ * NULL when a request, a select, a dependency or absence decided. */
+const char *rules_why_default(const char *why, size_t *len);
 /* The state of observable i that the given values (e.g. the resolved .config's) imply. */
 const char *rules_observe(const struct rules *r, int i, const char *values);
 

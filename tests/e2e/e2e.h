@@ -59,6 +59,11 @@ extern char *cache;
 #define VIA_DRM_M "EXPERT=n,KCMP=n,CHECKPOINT_RESTORE=n,DRM=m,EPOLL=y"
 #define FIVE OFF " " VIA_EXPERT " " NO_KCMP " " VIA_DRM " " VIA_DRM_M
 #define CR_NO_EPOLL "EXPERT=y,KCMP=n,CHECKPOINT_RESTORE=y,DRM=n,EPOLL=n"
+/* KCMP left unset (matrix.conf's unset line): v3 has no default, so the first resolves like
+ * NO_KCMP and the second, where DRM=m selects KCMP, like VIA_DRM_M; each shares that cell's
+ * kernel and boot */
+#define UNSET_KCMP "EXPERT=y,KCMP=unset,CHECKPOINT_RESTORE=n,DRM=n,EPOLL=y"
+#define UNSET_VIA_DRM_M "EXPERT=n,KCMP=unset,CHECKPOINT_RESTORE=n,DRM=m,EPOLL=y"
 
 struct run {
 	int status;

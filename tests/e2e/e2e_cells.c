@@ -231,10 +231,29 @@ TEST(e2e_force_all_clears_a_cached_build_failure)
  * debug-check), and the config layer checks every such cell in make test (config-only). */
 TEST(e2e_real_cells_both_arches)
 {
-	struct run r = harness_run("real", (const char *[]){ "--only", FIVE, NULL });
+	struct run r = harness_run("real", (const char *[]){ "--only", FIVE " " UNSET_KCMP " "
+							      UNSET_VIA_DRM_M, NULL });
+	int kernels = -1;
+	const char *built = r.out ? strstr(r.out, "kernels built ") : NULL;
 
 	CHECK(r.status == 0);
-	CHECK_CONTAINS(r.out, "10 cells: 10 PASS");
+	CHECK_CONTAINS(r.out, "14 cells: 14 PASS");
+	/* the unset cells resolve like NO_KCMP and VIA_DRM_M: no kernel of their own */
+	CHECK(built && sscanf(built, "kernels built %d", &kernels) == 1 && kernels <= 10);
+	for (int a = 0; a < 2; a++) {
+		char *unset = tree_cell_line(&r, "6.1", "v3", arches[a], UNSET_KCMP);
+		char *same = tree_cell_line(&r, "6.1", "v3", arches[a], NO_KCMP);
+		const char *tag = unset ? strrchr(unset, '\t') : NULL;
+
+		expect_cell(&r, arches[a], UNSET_KCMP, "PASS\tenosys\tworks\tenosys\tynnny\t");
+		expect_cell(&r, arches[a], UNSET_VIA_DRM_M, "PASS\tworks\tworks\tworks\tnynmy\t");
+		/* the same kernel (its tag, the TSV's last column) */
+		CHECK(tag && same && strstr(same, tag));
+		free(unset);
+		free(same);
+	}
+	CHECK_CONTAINS(r.out, "| y | · | n | n | y | PASS kcmp=enosys KCMP→n | PASS kcmp=enosys KCMP→n |");
+	CHECK_CONTAINS(r.out, "A · in a symbol's column: the cell left it unset");
 	for (int a = 0; a < 2; a++) {
 		/* columns: status, kcmp, epoll, epoll_tfd, resolved EXPERT KCMP CR DRM EPOLL */
 		expect_cell(&r, arches[a], OFF, "PASS\tenosys\tworks\tenosys\tnnnny\t");
@@ -256,10 +275,12 @@ TEST(e2e_real_cells_both_arches)
 		CHECK_CONTAINS(text, "{\"name\": \"6.1\", \"kernel\": \"6.1.192\"");
 		/* DRM's type comes from the tree; its m cells really built drm.ko, and no other
 		 * cell built a module */
-		CHECK_CONTAINS(text, "\"symbol_values\": {\"EXPERT\": \"ny\", \"KCMP\": \"ny\", "
+		CHECK_CONTAINS(text, "\"symbol_values\": {\"EXPERT\": \"ny\", \"KCMP\": \"nyu\", "
 			       "\"CHECKPOINT_RESTORE\": \"ny\", \"DRM\": \"nmy\", \"EPOLL\": \"ny\"}");
-		CHECK(count(text, "\"modules\": [\"") == 2);
-		CHECK(count(text, "\"drivers/gpu/drm/drm.ko\"") == 2);
+		CHECK(count(text, "\"modules\": [\"") == 4);
+		CHECK(count(text, "\"drivers/gpu/drm/drm.ko\"") == 4);
+		CHECK_CONTAINS(text, "\"KCMP\": \"unset\"");
+		CHECK_CONTAINS(text, "\"KCMP=n: left unset, no default\"");
 		CHECK_CONTAINS(text, "\"KCMP=y: selected by DRM=m; a bool selected by a module is built in\"");
 		/* the observables come from the rules (one field per name), in the same layout
 		 * for prediction and observation, and the TSV has a column per observable, as
@@ -272,8 +293,8 @@ TEST(e2e_real_cells_both_arches)
 					"epoll\tepoll_tfd\tresolved\treason\tselftest\tkernel\n", 80));
 		/* the tree's own kcmp selftest ran beside the guest where kcmp, epoll and
 		 * epoll_tfd are predicted to work, on both arches, and passed; elsewhere not */
-		CHECK(count(text, "\"selftest\": \"pass\"") == 6);
-		CHECK(count(text, "\"selftest\": \"not-run\"") == 4);
+		CHECK(count(text, "\"selftest\": \"pass\"") == 8);
+		CHECK(count(text, "\"selftest\": \"not-run\"") == 6);
 		/* the default run names no flavour (a debug one: e2e_flavour_is_the_runs) */
 		CHECK(!strstr(text, "\"flavour\""));
 		free(text);
@@ -390,7 +411,8 @@ TEST(e2e_config_only_sweep_of_every_variant)
 	struct run wrong;
 
 	CHECK(all.status == 0);
-	CHECK_CONTAINS(all.out, "\n576 cells: 576 CONFIG_OK\n");
+	/* 48 combinations of requests and 24 with KCMP left unset, per variant, arch and tree */
+	CHECK_CONTAINS(all.out, "\n864 cells: 864 CONFIG_OK\n");
 	CHECK(all.out && !strstr(all.out, "building") && !strstr(all.out, "booting"));
 	/* both trees' six groups were resolved in forks first, in one queue (prefetch_configs),
 	 * and the values below are what the run then read back from the cache */
@@ -408,14 +430,38 @@ TEST(e2e_config_only_sweep_of_every_variant)
 			free(pre);
 			free(v1);
 			free(v3);
+			/* KCMP left unset, by hand from each variant's init/Kconfig: pre has no
+			 * KCMP; v1's default is y, visible prompt or not; v3 has none, so only
+			 * DRM's select gives it */
+			for (int u = 0; u < 2; u++) {
+				static const char *const want[2][3] = {
+					{ "\ty-nny\t", "\tyynny\t", "\tynnny\t" },
+					{ "\tn-nmy\t", "\tnynmy\t", "\tnynmy\t" } };
+				static const char *const variants[] = { "pre", "v1", "v3" };
+				const char *combo = u ? UNSET_VIA_DRM_M : UNSET_KCMP;
+
+				for (int v = 0; v < 3; v++) {
+					char *line = tree_cell_line(&all, tree, variants[v], arches[a],
+								    combo);
+
+					CHECK(line && strstr(line, "\tCONFIG_OK\t") &&
+					      strstr(line, want[u][v]));
+					free(line);
+				}
+			}
 		}
+	/* the line that names where v1 and v3 differ by a default, the visible one too */
+	CHECK_CONTAINS(all.out, "\nDefaults that differ between variants (no request decided):\n");
+	CHECK_CONTAINS(all.out, "  KCMP left unset: v1 gives y, v3 gives n (8 cells each, where "
+		       "EXPERT=y,KCMP=unset,CHECKPOINT_RESTORE=n,DRM=n)\n");
 	edit_file(rules, "\tselected-by DRM\n", "");
 	wrong = harness_run("config-sweep-wrong", (const char *[]){ "--config-only", "--matrix", dir,
 								    NULL });
 	CHECK(wrong.status == 1);
 	/* DRM=y or m, CHECKPOINT_RESTORE=n, and not EXPERT=y with KCMP=y (the only other way to
-	 * KCMP=y): 2 DRM values x 3 (EXPERT, KCMP) x 2 EPOLL = 12 cells per arch */
-	CHECK_CONTAINS(wrong.out, "\n96 cells: 24 FAIL 72 CONFIG_OK\n");
+	 * KCMP=y): 2 DRM values x 5 (EXPERT, KCMP: n, y or unset) x 2 EPOLL = 20 cells per
+	 * arch */
+	CHECK_CONTAINS(wrong.out, "\n144 cells: 40 FAIL 104 CONFIG_OK\n");
 	for (size_t a = 0; a < 2; a++)
 		expect_cell(&wrong, arches[a], VIA_DRM_M, "FAIL\t-\t-\t-\tnynmy\tconfig: KCMP "
 			    "predicted n, resolved y");
@@ -425,10 +471,48 @@ TEST(e2e_config_only_sweep_of_every_variant)
 	free(dir);
 }
 
+/* A v3 whose KCMP default differs from its rules only where the prompt is visible ("default y
+ * if EXPERT": v1's answer to an EXPERT=y config that never mentions KCMP): every cell that
+ * requests KCMP passes, as the whole matrix did before KCMP took unset, and the unset cells
+ * with the prompt visible and nothing selecting KCMP fail at the config layer, and only
+ * those. */
+TEST(e2e_flipped_default_fails_in_the_unset_cells_only)
+{
+	static const struct edit edits[] = {
+		{ "init/Kconfig", "\tbool \"Enable kcmp() system call\" if EXPERT\n",
+		  "\tbool \"Enable kcmp() system call\" if EXPERT\n\tdefault y if EXPERT\n" },
+		{ 0 } };
+	char *patches = mutant_series("kernel-patch", "patches-default-y", "v3", edits);
+	const char *only = "EXPERT=y,CHECKPOINT_RESTORE=n DRM=m,EXPERT=n";
+	struct run r = harness_run("flipped-default", (const char *[]){ "--config-only",
+									 "--patches", patches,
+									 "--arch", "x86_64",
+									 "--only", only, NULL });
+	struct run before = harness_run("flipped-default-requested", (const char *[]){
+		"--config-only", "--patches", patches, "--arch", "x86_64", "--only", only,
+		"--unset", "none", NULL });
+
+	/* EXPERT=y,CR=n: 3 KCMP x 3 DRM x 2 EPOLL; DRM=m,EXPERT=n: 3 KCMP x 2 CR x 2 EPOLL
+	 * (without unset: 2 KCMP values, 12 + 8 cells) */
+	CHECK(before.status == 0);
+	CHECK_CONTAINS(before.out, "\n20 cells: 20 CONFIG_OK\n");
+	CHECK(r.status == 1);
+	CHECK_CONTAINS(r.out, "\n30 cells: 2 FAIL 28 CONFIG_OK\n");
+	expect_cell(&r, "x86_64", UNSET_KCMP, "FAIL\t-\t-\t-\tyynny\tconfig: KCMP predicted n, "
+		    "resolved y (rules: KCMP=n: left unset, no default)");
+	expect_cell(&r, "x86_64", "EXPERT=y,KCMP=unset,CHECKPOINT_RESTORE=n,DRM=n,EPOLL=n",
+		    "FAIL\t-\t-\t-\tyynnn\t");
+	expect_cell(&r, "x86_64", UNSET_VIA_DRM_M, "CONFIG_OK\t-\t-\t-\tnynmy\t");
+	expect_cell(&r, "x86_64", NO_KCMP, "CONFIG_OK\t-\t-\t-\tynnny\t");
+	run_free(&before);
+	run_free(&r);
+	free(patches);
+}
+
 /* The in-process resolver (harness/resolver.h) against the olddefconfig it replaces, on a whole
  * group: every cell of v3 x86_64, byte for byte, and its base against Kbuild's allnoconfig. The
  * in-process side is made afresh each time (--force all: its Kconfig kit and $(shell) memo too,
- * and its session's log must list v3's base and all 48 of its cells); the olddefconfig side is
+ * and its session's log must list v3's base and all 72 of its cells); the olddefconfig side is
  * cached by tree and request like any resolution, so only a cold cache pays its two minutes.
  * The in-process run has pre and v1 too, before v3: the groups share the kit, so v3's base and
  * cells are made entirely from the memo's answers, recorded by the parses before it, and those
@@ -457,11 +541,13 @@ TEST(e2e_in_process_kconfig_equals_olddefconfig)
 	int compared = 0, differ = 0;
 
 	CHECK(ref.status == 0 && fresh.status == 0);
-	CHECK_CONTAINS(ref.out, "\n48 cells: 48 CONFIG_OK\n");
-	CHECK_CONTAINS(fresh.out, "\n144 cells: 144 CONFIG_OK\n");
+	/* 48 requested combinations and 24 that leave KCMP unset, whose requests have no KCMP
+	 * line at all: the resolver must treat the missing line as olddefconfig does */
+	CHECK_CONTAINS(ref.out, "\n72 cells: 72 CONFIG_OK\n");
+	CHECK_CONTAINS(fresh.out, "\n216 cells: 216 CONFIG_OK\n");
 	/* one session made v3's base and resolved its cells: one parse, one memo report */
 	CHECK(count_lines_starting(log, "kcmpm-resolve: based ") == 1);
-	CHECK(count_lines_starting(log, "kcmpm-resolve: resolved ") == 48);
+	CHECK(count_lines_starting(log, "kcmpm-resolve: resolved ") == 72);
 	CHECK(count_lines_starting(log, "kcmpm-resolve: $(shell) memo: ") == 2);
 	CHECK(path_exists(kit));
 	CHECK_CONTAINS(log, " answered, 0 run\n");
@@ -481,7 +567,7 @@ TEST(e2e_in_process_kconfig_equals_olddefconfig)
 		printf("# 6.1/v3/x86_64: the session's base config differs from make allnoconfig's\n");
 	CHECK(base && kbuild_base && !strcmp(base, kbuild_base));
 	differ = configs_differing(ref.results, fresh.results, "6.1/v3/x86_64", &compared);
-	CHECK(compared == 48 && differ == 0);
+	CHECK(compared == 72 && differ == 0);
 	free(kit_text);
 	free(host_text);
 	free(kit_log);
@@ -521,7 +607,7 @@ TEST(e2e_cold_plan_makes_every_trees_host_programs_first)
 						       "--jobs", "2", NULL });
 	cache = shared;
 	CHECK(r.status == 0);
-	CHECK_CONTAINS(r.out, "\n192 cells: 192 CONFIG_OK\n");
+	CHECK_CONTAINS(r.out, "\n288 cells: 288 CONFIG_OK\n");	/* 2 x 2 x 72 */
 	CHECK_CONTAINS(r.out, "] 6.1, 6.12: configs of 4 variant and arch pairs in ");
 	/* 6.12's host programs were begun before 6.1's first kit was done */
 	printf("# 6.12's host programs begun %.1f s before 6.1's x86_64 kit was done\n",

@@ -318,8 +318,21 @@ TEST(e2e_one_cell_and_its_shell)
 	CHECK_CONTAINS(text, "olddefconfig\nmake -C ");
 	CHECK_CONTAINS(text, "qemu-system-x86_64 ");
 	CHECK_CONTAINS(text, "/arch/x86/boot/bzImage -initrd ");
+	/* make cell COMBO=...,KCMP=unset: the term makes KCMP take unset even in a run whose
+	 * --unset gives it to nothing, and the cell shares NO_KCMP's kernel and boot */
+	{
+		struct run unset = harness_run("one-unset-cell", (const char *[]){
+			"--arch", "x86_64", "--only", UNSET_KCMP, "--single", "--unset", "none",
+			NULL });
+
+		CHECK(unset.status == 0);
+		CHECK_CONTAINS(unset.out, "1 cells: 1 PASS");
+		expect_cell(&unset, "x86_64", UNSET_KCMP, "PASS\tenosys\tworks\tenosys\tynnny\t");
+		run_free(&unset);
+	}
 	CHECK(many.status == 2);
-	CHECK_CONTAINS(many.out, "the filters select 24 cells, not one");	/* DRM takes n, m, y */
+	/* DRM takes n, m, y; KCMP n, y, unset */
+	CHECK_CONTAINS(many.out, "the filters select 36 cells, not one");
 	CHECK(arm.status == 2);
 	CHECK_CONTAINS(arm.out, "no static busybox for arm64");
 	/* the native busybox, then arm64's from Debian's archive */

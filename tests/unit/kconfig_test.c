@@ -3,6 +3,7 @@
 #include "kconfig.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static const char cfg[] = "#\n# Automatically generated file; DO NOT EDIT.\n#\n"
 			  "CONFIG_EXPERT=y\n# CONFIG_KCMP is not set\nCONFIG_LOCALVERSION=\"-x\"\r\n"
@@ -52,5 +53,19 @@ TEST(kconfig_set_replaces_lines)
 	out = kconfig_set(cfg, 3, names, "nym");
 	CHECK_CONTAINS(out, "\nCONFIG_DRM=m\n");
 	CHECK(kconfig_bool(out, "DRM", 1) == 'm' && kconfig_bool(out, "KCMP", 1) == 'y');
+	free(out);
+}
+
+/* A symbol left unset gets no line at all, not even "is not set": olddefconfig must find it
+ * new, as in a .config from before it existed, and give it its default. */
+TEST(kconfig_set_leaves_an_unset_symbol_out)
+{
+	const char *names[] = { "EXPERT", "KCMP", "DRM" };
+	char *out = kconfig_set(cfg, 3, names, "yun");
+
+	CHECK(kconfig_get(out, "KCMP") == NULL);
+	CHECK(!strstr(out, "CONFIG_KCMP ") && !strstr(out, "CONFIG_KCMP="));
+	CHECK(kconfig_bool(out, "KCMPX", 1) == 'y');	/* only that symbol's lines went */
+	CHECK_CONTAINS(out, "CONFIG_EXPERT=y\n# CONFIG_DRM is not set\n");
 	free(out);
 }

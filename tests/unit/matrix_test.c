@@ -86,6 +86,11 @@ TEST(matrix_xfail_declares_a_kind)
 		CHECK(m.variant[matrix_variant_index(&m, "v1")].xfail[0].kind == XFAIL_WARNING);
 		matrix_free(&m);
 	}
+	/* known failures are matched on resolved values, which are never unset */
+	CHECK(write_file_atomic(xfail, "format 1\nxfail KCMP=unset build:x it fails\n", 42) == 0);
+	CHECK(matrix_load(FIXTURE_MATRIX, dir, &m, err, sizeof(err)) == -1);
+	CHECK_CONTAINS(err, "xfail:2: KCMP=unset: an xfail pattern is matched on the resolved "
+		       "values, and a resolved symbol is y, m or n");
 	remove_tree(dir);
 	free(xfail);
 	free(vdir);
@@ -419,4 +424,48 @@ TEST(matrix_lists_name_each_once)
 	CHECK_CONTAINS(load_with("format 1\ntree 6.1 linux-source-6.1 /t.tar.xz\nsymbols EXPERT\n"
 				 "arches x86_64 x86_64\nvariants v3\n", good_arches),
 		       "matrix.conf:4: arches 'x86_64' is listed twice");
+}
+
+/* The unset line, --unset's list and the name unset in patterns. */
+TEST(matrix_unset_values)
+{
+	struct matrix m;
+	struct pattern pat;
+	char err[512] = "";
+
+	CHECK(matrix_load("matrix", NULL, &m, err, sizeof(err)) == 0);
+	/* the repository's matrix.conf gives unset to KCMP, the symbol the series adds */
+	CHECK(m.takes_unset[1] && !m.takes_unset[0] && !m.takes_unset[4]);
+	CHECK_STR(m.values[1], "nyu");
+	matrix_set_type(&m, 1, 't');	/* a type set later keeps it */
+	CHECK_STR(m.values[1], "nmyu");
+	matrix_set_type(&m, 1, 'b');
+	CHECK(matrix_ncombo(&m) == 2 * 3 * 2 * 2 * 2);
+	CHECK(matrix_set_unset(&m, "all", err, sizeof(err)) == 0);
+	CHECK(matrix_ncombo(&m) == 3 * 3 * 3 * 3 * 3);
+	CHECK(matrix_set_unset(&m, "none", err, sizeof(err)) == 0);
+	CHECK(matrix_ncombo(&m) == 32 && !strcmp(m.values[1], "ny"));
+	CHECK(matrix_set_unset(&m, "EPOLL,EXPERT", err, sizeof(err)) == 0);
+	CHECK(m.takes_unset[0] && !m.takes_unset[1] && m.takes_unset[4]);
+	CHECK(matrix_set_unset(&m, "EPOL", err, sizeof(err)) == -1);
+	CHECK_STR(err, "--unset: 'EPOL' is not a matrix symbol; give 'all', 'none' or symbols from "
+		  "matrix.conf's symbols line, joined by commas");
+	matrix_unset_in_pattern(&m, "EXPERT=y,KCMP=unset DRM=unset,ARCH=x86_64 FOO=unset");
+	CHECK(m.takes_unset[1] && m.takes_unset[3] && !strcmp(m.values[1], "nyu"));
+	CHECK(matrix_parse_pattern(&m, "KCMP=unset,EPOLL=n", "ONLY", &pat, err, sizeof(err)) == 0);
+	CHECK(pat.want[1] == VALUE_UNSET && pat.want[4] == 'n');
+	CHECK(matrix_parse_pattern(&m, "KCMP=unsetx", "ONLY", &pat, err, sizeof(err)) == -1);
+	CHECK_CONTAINS(err, "ONLY: bad term 'KCMP=unsetx'; expected SYMBOL=y, SYMBOL=m, SYMBOL=n, "
+		       "SYMBOL=unset or ARCH=name");
+	CHECK_STR(matrix_value_name(VALUE_UNSET), "unset");
+	CHECK(matrix_value_from_name("unset") == VALUE_UNSET && matrix_value_from_name("m") == 'm');
+	CHECK(matrix_value_from_name("u") == 0 && matrix_value_from_name("") == 0);
+	matrix_free(&m);
+	CHECK_CONTAINS(load_with("format 1\ntree 6.1 linux-source-6.1 /t.tar.xz\nsymbols EXPERT\n"
+				 "unset EXPERT EXPERT\narches x86_64\nvariants v3\n", good_arches),
+		       "matrix.conf:4: unset: 'EXPERT' is not a symbol listed once in an earlier "
+		       "'symbols' line");
+	CHECK_CONTAINS(load_with("format 1\ntree 6.1 linux-source-6.1 /t.tar.xz\nunset EXPERT\n"
+				 "symbols EXPERT\narches x86_64\nvariants v3\n", good_arches),
+		       "matrix.conf:3: unset: 'EXPERT' is not a symbol");
 }

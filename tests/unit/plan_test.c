@@ -112,3 +112,37 @@ TEST(plan_counts_with_a_tristate)
 	plan_free(&p);
 	matrix_free(&m);
 }
+
+/* Unset is the last digit of a symbol that takes it, named "unset" in combinations and picked
+ * by ONLY's SYM=unset; its cells' predictions come from the defaults. */
+TEST(plan_unset_cells)
+{
+	struct matrix m;
+	struct plan p;
+	char err[256] = "", v[8], *name, *v1v3[] = { "v1", "v3", NULL }, *x86[] = { "x86_64", NULL };
+	unsigned combo;
+
+	CHECK(matrix_load(FIXTURE_MATRIX, FIXTURE_PATCHES, &m, err, sizeof(err)) == 0);
+	matrix_take_unset(&m, 1, 1);
+	CHECK(matrix_ncombo(&m) == 48);
+	plan_combo_values(&m, 1 * 24 + 2 * 8 + 1, v);	/* EXPERT=y, KCMP unset, EPOLL=y */
+	CHECK(!memcmp(v, "yunny", 5));
+	CHECK(plan_combo_of(&m, "yunny", &combo) == 0 && combo == 41);
+	name = plan_combo_name(&m, 41);
+	CHECK_STR(name, "EXPERT=y,KCMP=unset,CHECKPOINT_RESTORE=n,DRM=n,EPOLL=y");
+	free(name);
+	CHECK(plan_make(&m, &(struct plan_filter){ .variants = v1v3, .arches = x86,
+						   .only = "EXPERT=y,KCMP=unset" }, &p, err,
+			sizeof(err)) == 0);
+	CHECK(p.ncell == 2 * 8);
+	for (int i = 0; i < p.ncell; i++) {
+		const struct cell *c = &p.cell[i];
+		int v1 = c->variant == matrix_variant_index(&m, "v1");
+		/* v1 defaults KCMP to y; v3 has no default, and only its selects give y */
+		char want = v1 || c->requested[2] == 'y' || c->requested[3] == 'y' ? 'y' : 'n';
+
+		CHECK(c->requested[1] == VALUE_UNSET && c->predicted.value[1] == want);
+	}
+	plan_free(&p);
+	matrix_free(&m);
+}

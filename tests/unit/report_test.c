@@ -5,12 +5,14 @@
 #include "matrix.h"
 #include "plan.h"
 #include "report.h"
+#include "report_defaults.h"
 #include "results.h"
 #include "util.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 TEST(report_table_rows_columns_marks)
@@ -314,6 +316,65 @@ TEST(report_flavour_is_named_and_kept_apart)
 	plan_free(&back);
 	free(md);
 	free(j);
+	plan_free(&p);
+	matrix_free(&m);
+}
+
+/* Unset cells in the reports: · in the table's symbol column, a legend for it, the line that
+ * names where v1's and v3's defaults differ, "unset" in matrix.json, and the same plan read
+ * back from it. */
+TEST(report_unset_cells_and_the_defaults_line)
+{
+	struct matrix m, back_m;
+	struct plan p, back = { 0 };
+	struct run_info ri = { 0 };
+	char *v1v3[] = { "v1", "v3", NULL }, *x86[] = { "x86_64", NULL }, err[512] = "";
+	struct plan_filter f = { .variants = v1v3, .arches = x86,
+				 .only = "EXPERT=y,KCMP=unset,CHECKPOINT_RESTORE=n,DRM=n" };
+	char *t, *d, *json;
+
+	CHECK(matrix_load(FIXTURE_MATRIX, FIXTURE_PATCHES, &m, err, sizeof(err)) == 0);
+	matrix_tree_found(&m, 0, "6.1.192", "/t1");
+	matrix_take_unset(&m, 1, 1);
+	CHECK(plan_make(&m, &f, &p, err, sizeof(err)) == 0);
+	CHECK(p.ncell == 4);
+	for (int i = 0; i < p.ncell; i++) {	/* as if Kconfig agreed with the rules */
+		memcpy(p.cell[i].resolved, p.cell[i].predicted.value, (size_t)m.nsym);
+		p.cell[i].status = CELL_CONFIG_OK;
+	}
+	t = report_table(&m, &p);
+	CHECK_CONTAINS(t, "| y | · | n | n | y | CONFIG_OK KCMP→y | CONFIG_OK KCMP→n |");
+	CHECK_CONTAINS(t, "A · in a symbol's column: the cell left it unset");
+	CHECK_CONTAINS(t, "\nDefaults that differ between variants (no request decided):\n"
+		       "  KCMP left unset: v1 gives y, v3 gives n (2 cells each, where EXPERT=y,"
+		       "KCMP=unset,CHECKPOINT_RESTORE=n,DRM=n)\n");
+	free(t);
+	d = report_default_differences(&m, &p, "; ");
+	CHECK_CONTAINS(d, "KCMP left unset: v1 gives y, v3 gives n");
+	free(d);
+	json = report_json(&m, &p, &ri);
+	CHECK_CONTAINS(json, "\"KCMP\": \"unset\"");
+	CHECK_CONTAINS(json, "\"KCMP\": \"nyu\"");
+	CHECK_CONTAINS(json, "\"combination\": \"EXPERT=y,KCMP=unset,CHECKPOINT_RESTORE=n,DRM=n,"
+		       "EPOLL=n\"");
+	CHECK_CONTAINS(json, "\"KCMP=n: left unset, no default\"");
+	/* read back into a matrix whose conf gives KCMP no unset: the file's values widen it */
+	CHECK(matrix_load(FIXTURE_MATRIX, FIXTURE_PATCHES, &back_m, err, sizeof(err)) == 0);
+	CHECK(results_parse("matrix.json", json, strlen(json), &back_m, &back, &ri, err,
+			    sizeof(err)) == 0);
+	CHECK_STR(err, "");
+	CHECK(back.ncell == 4 && back_m.takes_unset[1]);
+	for (int i = 0; i < back.ncell; i++)
+		CHECK(back.cell[i].requested[1] == VALUE_UNSET);
+	/* with no unset cell, no legend and no defaults line */
+	p.ncell = 0;
+	t = report_table(&m, &p);
+	CHECK(!strstr(t, "A · in") && !strstr(t, "Defaults that differ"));
+	free(t);
+	p.ncell = 4;
+	free(json);
+	plan_free(&back);
+	matrix_free(&back_m);
 	plan_free(&p);
 	matrix_free(&m);
 }

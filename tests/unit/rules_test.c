@@ -340,3 +340,82 @@ TEST(rules_select_over_depends_and_conditional_select)
 	CHECK_STR(got, "ynnyyny");
 	rules_free(&r);
 }
+
+/* A symbol left unset (VALUE_UNSET: no line in the fragment) has no request to honour, prompt
+ * or no prompt: its default decides, then the selects, as olddefconfig does for a symbol a
+ * .config from before it never mentions. Worked out by hand from each variant's init/Kconfig
+ * KCMP entry: v1 "default y", v3 none. */
+TEST(rules_unset_takes_the_default_visible_or_not)
+{
+	struct rules v1, v3;
+	struct prediction p;
+	char got[8], err[256];
+
+	load_variant("v1", &v1);
+	load_v3(&v3);
+	predict(&v1, "yunny", got);	/* EXPERT=y, KCMP unset: v1's default y */
+	CHECK_STR(got, "yynnyyy");
+	predict(&v3, "yunny", got);	/* v3 has no default: n, and kcmp() is ENOSYS */
+	CHECK_STR(got, "ynnnyny");
+	predict(&v3, "yunmy", got);	/* a select still wins over no default */
+	CHECK_STR(got, "yynmyyy");
+	predict(&v3, "nunny", got);	/* hidden prompt: the same as any request */
+	CHECK_STR(got, "nnnnyny");
+	predict(&v3, "ynnnu", got);	/* EPOLL unset: default y with its prompt visible */
+	CHECK_STR(got, "ynnnyny");
+	predict(&v3, "uynnn", got);	/* EXPERT unset: no default, so KCMP's and EPOLL's
+					 * prompts are hidden: KCMP none, EPOLL its default y */
+	CHECK_STR(got, "nnnnyny");
+	CHECK(rules_predict(&v1, "yunny", &p, err, sizeof(err)) == 0);
+	CHECK_STR(p.why[1], "KCMP=y: left unset, default y");
+	CHECK(rules_predict(&v3, "yunny", &p, err, sizeof(err)) == 0);
+	CHECK_STR(p.why[1], "KCMP=n: left unset, no default");
+	CHECK(rules_predict(&v3, "yunyy", &p, err, sizeof(err)) == 0);
+	CHECK_STR(p.why[1], "KCMP=y: selected by DRM=y");
+	rules_free(&v1);
+	rules_free(&v3);
+}
+
+/* A default with a condition, for a symbol left unset: it applies only while the condition
+ * holds, capped at the condition's value. */
+TEST(rules_unset_conditional_default)
+{
+	static const char text[] =
+		"format 1\n"
+		"config EXPERT\n\tprompt\n"
+		"config KCMP\n\tprompt if EXPERT\n\tdefault y if EPOLL\n"
+		"config CHECKPOINT_RESTORE\n\tprompt\n"
+		"config DRM\n\ttristate\n\tprompt\n"
+		"config EPOLL\n\tprompt\n"
+		"observable kcmp\n\tworks when KCMP\n\tenosys\n";
+	struct rules r;
+	struct prediction p;
+	char err[256] = "";
+
+	CHECK(rules_parse("cond.rules", text, 5, names, &r, err, sizeof(err)) == 0);
+	CHECK(rules_predict(&r, "yunny", &p, err, sizeof(err)) == 0);
+	CHECK(p.value[1] == 'y');
+	CHECK_STR(p.why[1], "KCMP=y: left unset, default y (its condition holds)");
+	CHECK(rules_predict(&r, "yunnn", &p, err, sizeof(err)) == 0);
+	CHECK(p.value[1] == 'n');
+	CHECK_STR(p.why[1], "KCMP=n: left unset, no default");
+	CHECK(rules_predict(&r, "ynnny", &p, err, sizeof(err)) == 0);	/* a request wins */
+	CHECK(p.value[1] == 'n');
+	rules_free(&r);
+}
+
+/* What the reports read back from a why line: whether a default decided, and how. */
+TEST(rules_why_default_reads_rules_predict_words)
+{
+	size_t len = 0;
+	const char *how = rules_why_default("KCMP=y: left unset, default y", &len);
+
+	CHECK(how && len == 10 && !strncmp(how, "left unset", len));
+	how = rules_why_default("KCMP=n: prompt hidden, no default", &len);
+	CHECK(how && !strncmp(how, "prompt hidden", len) && len == 13);
+	CHECK(rules_why_default("EPOLL=y: no prompt, default y (its condition holds)", &len));
+	CHECK(!rules_why_default("KCMP=y: selected by DRM=m", &len));
+	CHECK(!rules_why_default("KCMP=y: as requested", &len));
+	CHECK(!rules_why_default("KCMP: not in this tree", &len));
+	CHECK(!rules_why_default("KCMP=n: its dependencies are not met", &len));
+}
