@@ -137,3 +137,12 @@ const char *conf_rest(const struct conf_line *l, int i)
 {
 	return i < l->nword ? l->text + l->offset[i] : "";
 }
+
+char **conf_words(const struct conf_line *l, int from)
+{
+	char **v = xcalloc((size_t)(l->nword - from + 1), sizeof(*v));
+
+	for (int i = from; i < l->nword; i++)
+		v[i - from] = xstrdup(l->word[i]);
+	return v;
+}

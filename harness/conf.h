@@ -39,5 +39,7 @@ int conf_parse(const char *path, const char *text, struct conf_file *cf, char *e
 void conf_free(struct conf_file *cf);
 /* The rest of a line's text from word i on. */
 const char *conf_rest(const struct conf_line *l, int i);
+/* Copies words[from..] of a line into a NULL-terminated vector (free_strings). */
+char **conf_words(const struct conf_line *l, int from);
 
 #endif
