@@ -1,7 +1,8 @@
-/* build: everything that runs the kernel's make: the base config, each cell's resolved config,
- * and the kernel itself. Config targets run in a small directory per (tree, variant, arch);
- * kernels in one build directory per (tree, arch), reused for every cell of every variant, so
- * Kbuild recompiles only what a cell's config or variant changes.
+/* build: the kernel's make for one kernel: its image (and modules), and what its end says
+ * (built, a kernel's error, a timeout, or the machine's fault). Kernels build in the build
+ * directories of build_dirs.h, reused for every cell of every variant, so Kbuild recompiles
+ * only what a cell's config or variant changes. (The config targets, allnoconfig and
+ * olddefconfig, are config_targets.h's.)
  *
  * Each kernel is built with KBUILD_BUILD_TIMESTAMP=kcmpm-<config tag>, so its version string
  * (uname -v, the "Linux version" banner) names the configuration it was built from, and a
@@ -29,49 +30,7 @@ struct build_outcome {
 				 * from modules.order; "" for none */
 };
 
-/* Has a kernel build directory been made and built in (its .kcmpm-srctree mark, which names
- * the source tree it belongs to)? */
-int build_dir_in_use(const char *build_dir);
 
-/* Makes or reuses the Kconfig kit (resolver.h) of the config directory kb->build_dir, built
- * from kb->src with kb->resolver_src: its allnoconfig run once, the resolver linked there.
- * key names everything the kit is made from (tree, compiler, make, resolver): a directory
- * holding another key is emptied first. Concurrent callers for one directory take turns.
- *
- * With host_dir, a new kit starts with a copy of the tree's Kconfig host programs made there
- * once (for host_key: the tree, make and resolver), linked as the kit links them (with the
- * $(shell) memo), and with the resolver linked there, rather than compiling and linking its
- * own. Kbuild compiles them with the same command for every ARCH, so the kits of a tree's
- * arches can share them; and it still compares each program's command with the one its .cmd
- * file records, and remakes what differs, so the copy saves work and changes nothing that is
- * built. If it cannot be made, the kit compiles its own (with a warning).
- *
- * Returns 0 with the kit in k (resolver_kit_free), or -1 with why in err. */
-int build_kit_prepare(const struct build_ctx *kb, const char *key, const char *host_dir,
-		      const char *host_key, struct resolver_kit *k, char *err, size_t errlen);
-
-/* Makes the tree kb->src's Kconfig host programs in host_dir for host_key, as the first kit
- * of the tree would (build_kit_prepare), so that a run can make them before its kits need
- * them. Concurrent callers take turns; a directory that has them already is left as it is.
- * Returns 0, or -1 with why in err. */
-int build_host_programs(const struct build_ctx *kb, const char *host_dir, const char *host_key,
-			char *err, size_t errlen);
-
-/* Makes the full base config from the fragments' text (allnoconfig + KCONFIG_ALLCONFIG), with
- * b->kit's conf in b->session when it has a kit (make's allnoconfig if that fails, with a
- * warning). Returns
- * the config text (caller frees) or NULL with a message in err. */
-char *build_base_config(const struct build_ctx *b, const char *fragments, char *err,
-			size_t errlen);
-
-/* Resolves n requested configs as olddefconfig does: with the in-process resolver when
- * b->resolver_src is set (the first config with olddefconfig when the config directory has not
- * yet built Kconfig; all of them when the resolver cannot be built, with a warning), else with
- * olddefconfig, b->jobs at a time. Returns -1 only when make could not be started (err says
- * why); a resolution's own failure is in its err. Release each with build_resolution_free. */
-int build_resolve_all(const struct build_ctx *b, struct build_resolution *r, int n, char *err,
-		      size_t errlen);
-void build_resolution_free(struct build_resolution *r);
 
 /* Builds the kernel for the config at config_path into image_out, and its modules when the
  * config has MODULES=y. The log goes to log_path. Returns -1 only when make could not be
@@ -80,15 +39,6 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 		 const char *log_path, const char *image_out, struct build_outcome *out, char *err,
 		 size_t errlen);
 
-/* A kernel build marks its build directory (.kcmpm-building) while make runs, and clears the
- * mark only when make ended by itself. A mark found at the next build means that build was
- * killed (a SIGKILLed harness, a timeout): make could not delete what it was writing, and a
- * truncated object newer than its source would pass for up to date. So every file written
- * since the mark (no older than it) is removed, and Kbuild makes them again; but not those in
- * include/config/, which syncconfig writes whole (and so the in-process sync): they record
- * which objects the config change still leaves to recompile. Returns how many were removed
- * (0 without a mark), or -1 with errno set. */
-int build_recover_interrupted(const char *build_dir);
 
 /* The two make commands that rebuild this kernel by hand into out_dir (whose .config is the
  * cell's final config), as shell lines: olddefconfig, then the image (and the modules, when

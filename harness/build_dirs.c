@@ -2,16 +2,18 @@
 #define _GNU_SOURCE
 #include "build_dirs.h"
 #include "cache_layout.h"
-#include "build.h"
 #include "spawn.h"
 #include "util.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <glob.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void build_dirs_init(struct build_dirs *d, const char *cache_dir, const char *tree_tag,
 		     const char *arch)
@@ -273,4 +275,128 @@ void build_dirs_free(struct build_dirs *d)
 {
 	free(d->base);
 	d->base = NULL;
+}
+
+static char *srctree_mark(const char *build_dir)
+{
+	return xasprintf("%s/.kcmpm-srctree", build_dir);
+}
+
+int build_dir_in_use(const char *build_dir)
+{
+	char *mark = srctree_mark(build_dir);
+	int yes = path_exists(mark);
+
+	free(mark);
+	return yes;
+}
+
+/* Did Kbuild ever run in the directory (the Makefile an O= build writes first, or a .config)? */
+static int kbuild_was_here(const char *build_dir)
+{
+	char *makefile = xasprintf("%s/Makefile", build_dir);
+	char *config = xasprintf("%s/.config", build_dir);
+	int yes = path_exists(makefile) || path_exists(config);
+
+	free(makefile);
+	free(config);
+	return yes;
+}
+
+/* A build directory belongs to one source tree (Kbuild records absolute source paths in it),
+ * named in its .kcmpm-srctree; one found holding another tree's objects, or objects of no
+ * tree it names, is emptied. (A directory build_dirs made, holding only its key, is not.) */
+int build_dirs_prepare(const struct build_ctx *b, char *err, size_t errlen)
+{
+	char *mark = srctree_mark(b->build_dir), *have = read_file(mark, NULL);
+	int fresh = !have || strcmp(have, b->src), rc = 0;
+
+	if (have ? fresh : kbuild_was_here(b->build_dir)) {
+		fprintf(stderr, "kcmp-matrix: %s was built from another tree; starting it afresh\n",
+			b->build_dir);
+		remove_tree(b->build_dir);
+	}
+	if (mkdir_p(b->build_dir) || mkdir_p(b->work_dir) ||
+	    (fresh && write_file_atomic(mark, b->src, strlen(b->src)))) {
+		snprintf(err, errlen, "cannot create build directories under '%s': %s",
+			 b->work_dir, strerror(errno));
+		rc = -1;
+	}
+	free(mark);
+	free(have);
+	return rc;
+}
+
+char *build_dirs_building_mark(const char *build_dir)
+{
+	return xasprintf("%s/.kcmpm-building", build_dir);
+}
+
+/* nftw has no argument for its callback: the walk's root, the mark's time, the count and the
+ * first failure live here, for the one walk build_recover_interrupted makes at a time (the
+ * lock: each arch's thread may recover its own build directory). */
+static pthread_mutex_t recover_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *recover_root;
+static struct timespec recover_since;
+static int recover_removed, recover_errno;
+
+static int remove_if_recent(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	(void)f;
+	/* include/config/ holds what syncconfig writes: auto.conf and auto.conf.cmd, renamed into
+	 * place whole, and empty files touched for each symbol that changed. None can be half
+	 * written, and together they say which objects the config change leaves to recompile:
+	 * removing the touched files would lose that, and removing auto.conf would make the next
+	 * sync touch every symbol, a full rebuild. */
+	if (type == FTW_D && !strncmp(path, recover_root, strlen(recover_root)) &&
+	    !strcmp(path + strlen(recover_root), "/include/config"))
+		return FTW_SKIP_SUBTREE;
+	if (type != FTW_F && type != FTW_SL)
+		return FTW_CONTINUE;
+	if (st->st_mtim.tv_sec > recover_since.tv_sec ||
+	    (st->st_mtim.tv_sec == recover_since.tv_sec &&
+	     st->st_mtim.tv_nsec >= recover_since.tv_nsec)) {
+		if (unlink(path)) {
+			recover_errno = errno;
+			return FTW_STOP;
+		}
+		recover_removed++;
+	}
+	return FTW_CONTINUE;
+}
+
+int build_recover_interrupted(const char *build_dir)
+{
+	char *mark = build_dirs_building_mark(build_dir);
+	struct stat st;
+	int rc, e;
+
+	if (lstat(mark, &st)) {
+		free(mark);
+		return errno == ENOENT ? 0 : -1;
+	}
+	pthread_mutex_lock(&recover_lock);
+	recover_root = build_dir;
+	recover_since = st.st_mtim;
+	recover_removed = recover_errno = 0;
+	rc = nftw(build_dir, remove_if_recent, 32, FTW_PHYS | FTW_ACTIONRETVAL); /* the mark too */
+	rc = rc || recover_errno ? -1 : recover_removed;
+	e = recover_errno;
+	pthread_mutex_unlock(&recover_lock);
+	free(mark);
+	if (e)
+		errno = e;
+	return rc;
+}
+
+/* build_recover_interrupted, said out loud. Returns 0, or -1 with errno set. */
+int build_dirs_recover(const struct build_ctx *b)
+{
+	int removed = build_recover_interrupted(b->build_dir);
+
+	if (removed > 0)
+		fprintf(stderr, "kcmp-matrix: the last kernel build in %s was interrupted; removed "
+			"the %d files written since it started, so Kbuild makes them again\n",
+			b->build_dir, removed);
+	return removed < 0 ? -1 : 0;
 }

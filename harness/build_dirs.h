@@ -37,6 +37,7 @@
 #ifndef KCMPM_BUILD_DIRS_H
 #define KCMPM_BUILD_DIRS_H
 
+#include "build_ctx.h"
 #include "matrix.h"
 
 #include <stddef.h>
@@ -64,5 +65,34 @@ char *build_dirs_use(struct build_dirs *d, const char *key, char *err, size_t er
 void build_dirs_remove_all(const struct build_dirs *d);
 
 void build_dirs_free(struct build_dirs *d);
+
+/* The state of one build directory (or config directory) itself. */
+
+/* Has a kernel build directory been made and built in (its .kcmpm-srctree mark, which names
+ * the source tree it belongs to)? */
+int build_dir_in_use(const char *build_dir);
+
+/* Makes b->build_dir and b->work_dir. A build directory belongs to one source tree (Kbuild
+ * records absolute source paths in it), named in its .kcmpm-srctree; one found holding
+ * another tree's objects, or objects of no tree it names, is emptied first. Returns 0, or -1
+ * with why in err. */
+int build_dirs_prepare(const struct build_ctx *b, char *err, size_t errlen);
+
+/* A kernel build marks its build directory (.kcmpm-building) while make runs, and clears the
+ * mark only when make ended by itself. A mark found at the next build means that build was
+ * killed (a SIGKILLed harness, a timeout): make could not delete what it was writing, and a
+ * truncated object newer than its source would pass for up to date. So every file written
+ * since the mark (no older than it) is removed, and Kbuild makes them again; but not those in
+ * include/config/, which syncconfig writes whole (and so the in-process sync): they record
+ * which objects the config change still leaves to recompile. Returns how many were removed
+ * (0 without a mark), or -1 with errno set. */
+int build_recover_interrupted(const char *build_dir);
+
+/* build_recover_interrupted for b->build_dir, said out loud on stderr when it removed files.
+ * Returns 0, or -1 with errno set. */
+int build_dirs_recover(const struct build_ctx *b);
+/* The mark (.kcmpm-building) a kernel build writes in build_dir while make runs. Caller
+ * frees. */
+char *build_dirs_building_mark(const char *build_dir);
 
 #endif

@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "config_stage.h"
 #include "cache_layout.h"
-#include "build.h"
+#include "config_targets.h"
 #include "judge.h"
 #include "kconfig.h"
 #include "arch_tools.h"

@@ -2,6 +2,8 @@
  * run in parallel (through a stand-in make). */
 #define _GNU_SOURCE
 #include "build.h"
+#include "build_dirs.h"
+#include "config_targets.h"
 #include "check.h"
 #include "util.h"
 

@@ -1,0 +1,23 @@
+/* make_cmd: the kernel's make command line for a build context, shared by the config targets
+ * (config_targets.h) and the kernel build (build.h): make -C <tree> O=<build directory>
+ * ARCH=.. CROSS_COMPILE=.. (and CC= through a compiler wrapper), then the caller's words.
+ */
+#ifndef KCMPM_MAKE_CMD_H
+#define KCMPM_MAKE_CMD_H
+
+#include "build_ctx.h"
+
+#include <stddef.h>
+
+enum { MAKE_MAX_ARGS = 16 };
+
+/* Fills argv (MAKE_MAX_ARGS entries) with the command and the nextra words of extra, which it
+ * takes over: every string it made or took is in own, freed with make_cmd_free. Returns how
+ * many words argv has. */
+int make_cmd(const struct build_ctx *b, const char **argv, char **own, int nextra, char **extra);
+void make_cmd_free(char **own);
+
+/* Why make did not run (errno from spawn), and what to install, into err. */
+void make_cmd_cannot_run(const struct build_ctx *b, char *err, size_t errlen);
+
+#endif
