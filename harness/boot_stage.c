@@ -44,12 +44,7 @@ static void guest_args(const struct group *g, const struct cell *c,
 }
 
 /* A cell's boots: the console of each, and what the judge needs of it. */
-struct boots {
-	int n;
-	struct boot_attempt attempt[MAX_BOOT_ATTEMPTS];
-};
-
-static void boots_free(struct boots *b)
+void boots_free(struct boots *b)
 {
 	for (int i = 0; i < b->n; i++)
 		ktap_free(&b->attempt[i].log);
@@ -292,8 +287,7 @@ static int boot_afresh(struct group *g, struct cell *c, struct boot_req *req, st
 	return rc;
 }
 
-/* Boots a cell's kernel (or takes its boots from the cache) and judges the cell. */
-int boot_cell(struct group *g, struct cell *c, const char *kernel, char *err,
+int boot_cell(struct group *g, struct cell *c, const char *kernel, struct boots *b, char *err,
 	      size_t errlen)
 {
 	char *args[MAX_GUEST_ARGS];
@@ -309,13 +303,14 @@ int boot_cell(struct group *g, struct cell *c, const char *kernel, char *err,
 				.log_path = log_path, .guest_log = guest_log, .cmd_path = cmd_path,
 				.timeout = g->o->boot_timeout > 0 ? g->o->boot_timeout
 								  : a->boot_timeout };
-	struct boots b = { 0 };
 	int rc = 0;
 
+	*b = (struct boots){ .timeout = req.timeout };
 	guest_args(g, c, args);
+	snprintf(b->kernel_id, sizeof(b->kernel_id), "%s", args[0] + strlen("KCMPM_ID="));
 	boot_key(g, c, &req, key);
 	remove_attempt_logs(c->dir);
-	c->boot_cached = reuse_boots(g, c, key, &b) == 0;
+	c->boot_cached = reuse_boots(g, c, key, b) == 0;
 	if (c->boot_cached) {
 		char *command = boot_command(&req);
 
@@ -325,22 +320,17 @@ int boot_cell(struct group *g, struct cell *c, const char *kernel, char *err,
 		free(command);
 		free(line);
 	} else {
-		rc = boot_afresh(g, c, &req, &b, err, errlen);
+		rc = boot_afresh(g, c, &req, b, err, errlen);
 		/* boots that ended in the machine's noise say nothing of the kernel: not kept, so
 		 * the next run boots it again */
-		if (rc == 0 && !judge_boot_retryable(&b.attempt[b.n - 1]))
-			store_boots(g, c, key, &b);
+		if (rc == 0 && !judge_boot_retryable(&b->attempt[b->n - 1]))
+			store_boots(g, c, key, b);
 	}
-	if (rc == 0) {
-		for (int k = 0; k < b.n && !c->boot_cached; k++)
-			c->boot_seconds += b.attempt[k].outcome.seconds;
-		c->attempts = b.n;
-		judge_cell(&(struct judge_input){ .m = g->m, .nattempt = b.n, .attempt = b.attempt,
-						  .boot_timeout = req.timeout,
-						  .kernel_id = args[0] + strlen("KCMPM_ID="),
-						  .tests = (const char *const *)g->tools->tests }, c);
-	}
-	boots_free(&b);
+	for (int k = 0; k < b->n && !c->boot_cached; k++)
+		c->boot_seconds += b->attempt[k].outcome.seconds;
+	c->attempts = b->n;
+	if (rc)
+		boots_free(b);
 	for (int i = 0; args[i]; i++)
 		free(args[i]);
 	free(log_path);

@@ -1,12 +1,13 @@
-/* boot_stage: a cell's boots, and its verdict. boot_cell boots the cell's kernel in QEMU with
- * the guest as /init, or takes the boots from the cache (boots/<key>/: every attempt's
- * outcome and console), and has the judge (judge.h) give the cell its status from them. A boot
- * that timed out with no crash or warning is the machine's noise and is retried, up to
- * --boot-retries times; boots that ended in noise are never cached.
+/* boot_stage: a cell's boots. boot_cell boots the cell's kernel in QEMU with the guest as
+ * /init, or takes the boots from the cache (boots/<key>/: every attempt's outcome and
+ * console), and hands them back for the judge (judge.h), which the orchestrator (run.c) asks
+ * once per cell. A boot that timed out with no crash or warning is the machine's noise and is
+ * retried, up to --boot-retries times; boots that ended in noise are never cached.
  */
 #ifndef KCMPM_BOOT_STAGE_H
 #define KCMPM_BOOT_STAGE_H
 
+#include "judge.h"
 #include "stage.h"
 
 enum { MAX_GUEST_ARGS = 1 + MAX_OBSERVABLES + MAX_GUEST_CONFIG + 1 + 1, MAX_BOOT_ATTEMPTS = 8 };
@@ -18,8 +19,19 @@ void boot_record_by_hand(const struct group *g, struct cell *c);
  * guest channel's logs, qemu.cmd): a cell whose kernel did not build this time was not
  * booted, and must not show another run's boot as its own. */
 void boot_forget_cell(const char *dir);
-/* Boots the cell's kernel (or takes its boots from the cache) and judges the cell. Returns -1
- * with why in err when the harness cannot go on. */
-int boot_cell(struct group *g, struct cell *c, const char *kernel, char *err, size_t errlen);
+/* A cell's boots, first to last, with what the judge needs to read them. */
+struct boots {
+	int n;
+	struct boot_attempt attempt[MAX_BOOT_ATTEMPTS];
+	double timeout;		/* seconds each boot had */
+	char kernel_id[64];	/* the tag the kernel was built with, as the guest is told it */
+};
+
+/* Boots the cell's kernel (or takes its boots from the cache) into b (boots_free), and
+ * records in the cell how long they took and how many there were. Returns -1 with why in err
+ * when the harness cannot go on (b is then empty). */
+int boot_cell(struct group *g, struct cell *c, const char *kernel, struct boots *b, char *err,
+	      size_t errlen);
+void boots_free(struct boots *b);
 
 #endif

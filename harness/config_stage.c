@@ -44,8 +44,9 @@ static char *cell_request(const struct group *g, const struct cell *c, char key[
 	return requested;
 }
 
-/* Takes a cell's resolved config (text) or why it could not be resolved (why): records the
- * symbols it resolved to and its kernel's tag, and writes it into the cell's directory. */
+/* Takes a cell's resolved config (text) or why it could not be resolved (why, kept in
+ * g->config_error for the judge): records the symbols it resolved to and its kernel's tag,
+ * and writes it into the cell's directory. */
 static int cell_resolved(struct group *g, struct cell *c, const char *text, const char *why,
 			 char *err, size_t errlen)
 {
@@ -56,8 +57,9 @@ static int cell_resolved(struct group *g, struct cell *c, const char *text, cons
 		return 0;
 	final = xasprintf("%s/config", c->dir);
 	if (!text) {
-		judge_cell(&(struct judge_input){ .m = g->m, .config_error = why }, c);
-		cell_done(g, c);
+		for (int i = 0; i < g->ncell; i++)	/* the judge reads it (run.c) */
+			if (g->cells[i] == c && !g->config_error[i])
+				g->config_error[i] = xstrdup(why ? why : "no config");
 	} else {
 		for (int s = 0; s < g->m->nsym; s++)
 			c->resolved[s] = kconfig_bool(text, g->m->sym[s], g->exists[s]);
@@ -296,6 +298,7 @@ int config_group(struct group *g, struct plan *p, char *err, size_t errlen)
 	int rc;
 
 	g->cells = xcalloc((size_t)p->ncell, sizeof(*g->cells));
+	g->config_error = xcalloc((size_t)p->ncell, sizeof(*g->config_error));
 	for (int i = 0; i < p->ncell; i++)
 		if (p->cell[i].variant == g->variant && p->cell[i].arch == g->arch)
 			g->cells[g->ncell++] = &p->cell[i];

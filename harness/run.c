@@ -66,8 +66,69 @@ struct arch_run {
 	char err[1024];
 };
 
+/* What the cell takes from its kernel's build: the log's tail, the figures (counted once, for
+ * the cell that built it), the modules. */
+static void take_kernel(const struct group *g, struct cell *c, const struct build_outcome *bo,
+			const char *log, int built_here, int cached)
+{
+	char *tail = xasprintf("%s/build.log", c->dir);
+
+	(void)g;
+	write_log_tail(log, tail, 100);
+	free(tail);
+	c->build_seconds = built_here ? bo->seconds : 0;
+	c->kernel_synced = built_here && bo->synced;
+	c->kernel_cached = cached;
+	c->built = bo->ok;
+	c->modules = bo->ok ? xstrdup(bo->modules) : NULL;
+}
+
+/* The cell's verdict, the one place a cell of a run that builds is judged: from why its config
+ * could not be resolved, else from its build's outcome and, when it built, its boots. */
+static void judge_once(const struct group *g, struct cell *c, const char *config_error,
+		       const struct build_outcome *bo, const struct boots *b)
+{
+	struct judge_input in = { .m = g->m, .config_error = config_error };
+
+	if (config_error) {
+		/* nothing was built or booted */
+	} else if (!bo->ok) {
+		in.build_error = bo->first_error;
+		in.build_timed_out = bo->timed_out;
+		in.build_machine_fault = bo->machine_fault;
+	} else {
+		in.nattempt = b->n;
+		in.attempt = b->attempt;
+		in.boot_timeout = b->timeout;
+		in.kernel_id = b->kernel_id;
+		in.tests = (const char *const *)g->tools->tests;
+	}
+	judge_cell(&in, c);
+}
+
+/* Writes what a judged cell needs beside its verdict: how to do each step by hand (from the
+ * stages that did it) and its reproduce.sh; then the cell is done. */
+static void record_cell(struct group *g, struct cell *c)
+{
+	build_record_by_hand(g, c);
+	boot_record_by_hand(g, c);
+	write_reproducer(g->m, c, g->t->version);
+	cell_done(g, c);
+}
+
+/* The group's cells whose config could not be resolved: judged, and done (no kernel, no
+ * reproducer). */
+static void judge_config_errors(struct group *g)
+{
+	for (int i = 0; i < g->ncell; i++)
+		if (g->config_error[i] && g->cells[i]->status == CELL_PENDING) {
+			judge_once(g, g->cells[i], g->config_error[i], NULL, NULL);
+			cell_done(g, g->cells[i]);
+		}
+}
+
 /* One kernel and every cell of the group that shares it: built (or taken from the cache),
- * then each cell booted and judged, its reproducer written, and recorded. */
+ * then each cell booted, judged once, and recorded. */
 static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 {
 	const char *tag = g->cells[rep]->config_tag;
@@ -80,31 +141,18 @@ static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 		goto out;
 	for (int i = 0; i < g->ncell; i++) {
 		struct cell *c = g->cells[i];
-		char *tail;
+		struct boots boots = { 0 };
 
 		if (c->status != CELL_PENDING || strcmp(c->config_tag, tag))
 			continue;
-		tail = xasprintf("%s/build.log", c->dir);
-		write_log_tail(log, tail, 100);
-		free(tail);
-		c->build_seconds = i == rep && !cached ? bo.seconds : 0;
-		c->kernel_synced = i == rep && !cached && bo.synced;
-		c->kernel_cached = cached;
-		c->built = bo.ok;
-		c->modules = bo.ok ? xstrdup(bo.modules) : NULL;
-		if (!bo.ok) {
+		take_kernel(g, c, &bo, log, i == rep && !cached, cached);
+		if (!bo.ok)
 			boot_forget_cell(c->dir);
-			judge_cell(&(struct judge_input){ .m = g->m, .build_error = bo.first_error,
-							  .build_timed_out = bo.timed_out,
-							  .build_machine_fault = bo.machine_fault }, c);
-		} else if (boot_cell(g, c, image, err, errlen)) {
+		else if (boot_cell(g, c, image, &boots, err, errlen))
 			goto out;
-		}
-		/* how to do each step by hand, from the stages that did it */
-		build_record_by_hand(g, c);
-		boot_record_by_hand(g, c);
-		write_reproducer(g->m, c, g->t->version);
-		cell_done(g, c);
+		judge_once(g, c, NULL, &bo, &boots);
+		boots_free(&boots);
+		record_cell(g, c);
 	}
 	rc = 0;
 out:
@@ -189,6 +237,7 @@ static int run_arch(struct arch_run *r)
 		ngroup++;
 		if (config_group(g, r->p, r->err, sizeof(r->err)))
 			goto out;
+		judge_config_errors(g);
 		if (o->config_only)
 			judge_configs_only(g);
 		njob = add_jobs(g, jobs, njob);

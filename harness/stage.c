@@ -66,6 +66,9 @@ void group_free(struct group *g)
 {
 	resolver_session_end(&g->session);
 	resolver_kit_free(&g->kit);
+	for (int i = 0; g->config_error && i < g->ncell; i++)
+		free(g->config_error[i]);
+	free(g->config_error);
 	free(g->cells);
 	free(g->kernel_kind);
 	free(g->resolver_id);

@@ -42,6 +42,8 @@ struct group {
 	struct arch_build *ab;		/* the arch's worktree and build directory */
 	struct cell **cells;		/* this group's cells */
 	int ncell;
+	char **config_error;		/* [i]: why cells[i]'s config could not be resolved,
+					 * for the judge (run.c); NULL where it was */
 	int prefetch;			/* only filling the cache (see prefetch_configs) */
 	struct resolver_kit kit;	/* its Kconfig kit once made (use_kit); b.kit points here */
 	struct resolver_session session; /* the kit's Kconfig session for its base and cells,
