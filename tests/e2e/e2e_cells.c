@@ -377,6 +377,47 @@ TEST(e2e_wrong_rules_fail_at_config_layer)
  * every built cell). A v3 rules file that forgets DRM selects KCMP fails
  * exactly the cells where that matters. The in-process resolver makes this cheap: one Kconfig
  * parse per group instead of one olddefconfig per cell (about 9 minutes cold for the 288). */
+/* A config Kconfig cannot resolve: make olddefconfig fails (a make that fails that target and
+ * runs every other as the real one does). The cells are CONFIG_FAIL, judged once, saying
+ * why; nothing is cached, so the next run with a working make resolves them. In a cache of
+ * its own whose trees are links to the shared one's: its configs must not be found there. */
+TEST(e2e_unresolvable_config_is_config_fail)
+{
+	char *own = xasprintf("%s/config-fail-cache", scratch), *shared = cache;
+	char *link = xasprintf("mkdir -p %s/src %s/trees && cp -al %s/src/linux-source-6.1* %s/src "
+			       "&& cp -al %s/trees/linux-source-6.1 %s/trees", own, own, shared, own,
+			       shared, own);
+	char *make = xasprintf("%s/olddefconfig-fails.make", scratch);
+	static const char fake[] = "#!/bin/sh\n"
+				   "case \" $* \" in *\" olddefconfig \"*)\n"
+				   "\techo 'fake make: olddefconfig refused' >&2; exit 2;;\n"
+				   "esac\nexec make \"$@\"\n";
+	const char *cp[] = { "sh", "-c", link, NULL };
+	const char *args[] = { "--config-only", "--arch", "x86_64", "--resolve-with", "olddefconfig",
+			       "--only", NO_KCMP " " UNSET_KCMP, "--make", make, NULL };
+	struct spawn_result res;
+	struct run broken, fixed;
+
+	CHECK(spawn_run(&(struct spawn_req){ .argv = cp }, &res) == 0 && res.status == 0);
+	CHECK(write_file_atomic(make, fake, sizeof(fake) - 1) == 0 && chmod(make, 0755) == 0);
+	cache = own;
+	broken = harness_run("config-fail", args);
+	args[8] = "make";
+	fixed = harness_run("config-fail-fixed", args);
+	cache = shared;
+	CHECK(broken.status == 1);
+	CHECK_CONTAINS(broken.out, "\n2 cells: 2 CONFIG_FAIL\n");
+	expect_cell(&broken, "x86_64", UNSET_KCMP, "CONFIG_FAIL\t-\t-\t-\t");
+	CHECK_CONTAINS(broken.out, "olddefconfig' failed for x86_64 with status 2");
+	CHECK(fixed.status == 0);
+	CHECK_CONTAINS(fixed.out, "\n2 cells: 2 CONFIG_OK\n");
+	run_free(&fixed);
+	run_free(&broken);
+	free(make);
+	free(link);
+	free(own);
+}
+
 /* A flavour adds its fragments to every kernel's base, and the run says so: the debug
  * flavour's configs (config-only: its kernels are heavy builds, built by make debug-check)
  * hold its detectors, the table names the flavour, and so does matrix.json. */
