@@ -4,6 +4,7 @@
 #include "conf.h"
 #include "util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,7 +193,7 @@ static int arch_attribute(struct arch *a, const struct conf_line *l, const char 
 	}
 	if (!strcmp(kw, "boot-timeout") || !strcmp(kw, "build-timeout")) {
 		double *slot = kw[1] == 'o' ? &a->boot_timeout : &a->build_timeout;
-		if (matrix_timeout_seconds(l->word[1], slot)) {
+		if (arches_timeout_seconds(l->word[1], slot)) {
 			snprintf(err, errlen, "%s: %s must be a number of seconds from 0 to %d (a day)",
 				 where, kw, MAX_TIMEOUT_SECONDS);
 			return -1;
@@ -218,18 +219,28 @@ static int arch_complete(const struct arch *a, const char *path, char *err, size
 	return -1;
 }
 
-int arches_load(const char *path, struct matrix *m, char **wanted, char *err, size_t errlen)
+/* The index of the wanted arch called name, or -1. */
+static int wanted_index(char **wanted, const char *name)
+{
+	for (int i = 0; wanted[i]; i++)
+		if (!strcmp(wanted[i], name))
+			return i;
+	return -1;
+}
+
+int arches_load(const char *path, char **wanted, struct arch **arch, int *narch, char *err,
+		size_t errlen)
 {
 	struct conf_file cf;
-	struct arch *cur = NULL;
+	struct arch *cur = NULL, *all;
 	int n = 0;
 
 	while (wanted[n])
 		n++;
-	m->arch = xcalloc((size_t)n, sizeof(*m->arch));
-	m->narch = n;
+	*arch = all = xcalloc((size_t)n, sizeof(*all));
+	*narch = n;
 	for (int i = 0; i < n; i++)
-		m->arch[i].name = xstrdup(wanted[i]);
+		all[i].name = xstrdup(wanted[i]);
 	if (conf_load(path, &cf, err, errlen))
 		return -1;
 	for (int i = 1; i < cf.nline; i++) {
@@ -239,30 +250,39 @@ int arches_load(const char *path, struct matrix *m, char **wanted, char *err, si
 		snprintf(where, sizeof(where), "%s:%d", path, l->lineno);
 		if (!l->indented && is_console_mark(l)) {	/* every arch's */
 			for (int a = 0; a < n; a++)
-				add_console_mark(&m->arch[a], l);
+				add_console_mark(&all[a], l);
 			continue;
 		}
 		if (!l->indented) {
 			int a = l->nword == 2 && !strcmp(l->word[0], "arch")
-				? matrix_arch_index(m, l->word[1]) : -2;
+				? wanted_index(wanted, l->word[1]) : -2;
 
 			if (a == -2) {
 				snprintf(err, errlen, "%s: expected 'arch NAME', 'crash TEXT' or "
 					 "'warning TEXT'", where);
 				goto fail;
 			}
-			cur = a >= 0 ? &m->arch[a] : NULL;	/* an arch the matrix does not use */
+			cur = a >= 0 ? &all[a] : NULL;	/* an arch the matrix does not use */
 			continue;
 		}
 		if (cur && arch_attribute(cur, l, where, err, errlen))
 			goto fail;
 	}
 	for (int i = 0; i < n; i++)
-		if (arch_complete(&m->arch[i], path, err, errlen))
+		if (arch_complete(&all[i], path, err, errlen))
 			goto fail;
 	conf_free(&cf);
 	return 0;
 fail:
 	conf_free(&cf);
 	return -1;
+}
+
+int arches_timeout_seconds(const char *s, double *seconds)
+{
+	char *end;
+
+	*seconds = strtod(s, &end);
+	return *end || end == s || !isfinite(*seconds) || *seconds <= 0 ||
+	       *seconds > MAX_TIMEOUT_SECONDS ? -1 : 0;
 }

@@ -6,12 +6,48 @@
 #ifndef KCMPM_ARCHES_H
 #define KCMPM_ARCHES_H
 
-#include "matrix.h"
+#include "ktap.h"
 
 #include <stddef.h>
 
-/* Loads the arches named in wanted (matrix.conf's arches line, in its order) from path into
- * m->arch. Returns -1 with a "file:line: what" message in err. */
-int arches_load(const char *path, struct matrix *m, char **wanted, char *err, size_t errlen);
+/* The longest boot or build timeout (arches.conf, --boot-timeout, --build-timeout): a limit
+ * past a day is no limit (1e300 s would never fire, and overflows a timespec). */
+enum { MAX_TIMEOUT_SECONDS = 86400 };
+/* A timeout's text as seconds: a finite number above 0 and at most MAX_TIMEOUT_SECONDS ("nan"
+ * would turn the limit off). Returns 0, or -1 when s is not one. */
+int arches_timeout_seconds(const char *s, double *seconds);
+
+/* How QEMU gives the guest a console of its own, apart from the kernel's (arches.conf's
+ * guest-channel): a second serial port, or a virtio console on virtio-mmio (machines with no
+ * second UART, like arm64's virt). */
+enum guest_channel {
+	CHANNEL_NONE,		/* the guest writes its KTAP to the kernel's console */
+	CHANNEL_SERIAL,
+	CHANNEL_VIRTIO_MMIO,
+};
+
+struct arch {
+	char *name;
+	char *kernel_arch;	/* ARCH= */
+	char *cross_compile;	/* CROSS_COMPILE=, "" for native */
+	char *make_target;
+	char *image;		/* path of the image inside the build directory */
+	char **qemu;		/* QEMU program and fixed arguments, NULL-terminated */
+	char *console;
+	char **append;		/* extra kernel command line words, NULL-terminated */
+	double boot_timeout;
+	double build_timeout;	/* seconds one kernel build may take */
+	char **packages;	/* Debian packages of its compiler, C library and QEMU; NULL-terminated */
+	enum guest_channel channel;	/* the guest's own console for its KTAP (guest-channel) */
+	unsigned channel_major, channel_minor;	/* its device in the guest */
+	struct console_marks marks;	/* the console lines that are a crash or a kernel
+					 * warning: arches.conf's lines for every arch, then its own */
+};
+
+/* Loads the arches named in wanted (matrix.conf's arches line, in its order) from path: a
+ * vector of them in *arch, *narch long (NULL-free: the caller frees them with the matrix).
+ * Returns -1 with a "file:line: what" message in err. */
+int arches_load(const char *path, char **wanted, struct arch **arch, int *narch, char *err,
+		size_t errlen);
 
 #endif

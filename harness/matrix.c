@@ -5,7 +5,6 @@
 #include "conf.h"
 #include "util.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -501,7 +500,7 @@ int matrix_load(const char *dir, const char *patch_root, struct matrix *m, char 
 		free(m->patch_root);
 		m->patch_root = xstrdup(patch_root);
 	}
-	if (arches_load(m->arches_file, m, arches, err, errlen) ||
+	if (arches_load(m->arches_file, arches, &m->arch, &m->narch, err, errlen) ||
 	    load_host(m->host_file, m, err, errlen))
 		goto out;
 	while (variants[m->nvariant])
@@ -763,15 +762,6 @@ int matrix_tree_index(const struct matrix *m, const char *name)
 		if (!strcmp(m->tree[i].name, name))
 			return i;
 	return -1;
-}
-
-int matrix_timeout_seconds(const char *s, double *seconds)
-{
-	char *end;
-
-	*seconds = strtod(s, &end);
-	return *end || end == s || !isfinite(*seconds) || *seconds <= 0 ||
-	       *seconds > MAX_TIMEOUT_SECONDS ? -1 : 0;
 }
 
 int matrix_add_tree(struct matrix *m, const char *name, const char *package, const char *tarball,

@@ -14,18 +14,13 @@
 #ifndef KCMPM_MATRIX_H
 #define KCMPM_MATRIX_H
 
+#include "arches.h"
 #include "ktap.h"
 #include "rules.h"
 
 #include <stddef.h>
 
 enum { MAX_GUEST_CONFIG = 8, MAX_TREES = 8, MAX_FLAVOURS = 8 };
-/* The longest boot or build timeout (arches.conf, --boot-timeout, --build-timeout): a limit
- * past a day is no limit (1e300 s would never fire, and overflows a timespec). */
-enum { MAX_TIMEOUT_SECONDS = 86400 };
-/* A timeout's text as seconds: a finite number above 0 and at most MAX_TIMEOUT_SECONDS ("nan"
- * would turn the limit off). Returns 0, or -1 when s is not one. */
-int matrix_timeout_seconds(const char *s, double *seconds);
 
 /* A kernel tree the matrix is asked of: a Debian package's tarball (matrix.conf's 'tree NAME
  * PACKAGE TARBALL' lines), or a KSRC directory. version and path are known once the tree is
@@ -37,33 +32,6 @@ struct tree_decl {
 	char *ksrc;		/* a KSRC tree's directory, else NULL */
 	char *version;		/* "6.1.192", from the tree's Makefile; NULL until known */
 	char *path;		/* the tree's top; NULL until known */
-};
-
-/* How QEMU gives the guest a console of its own, apart from the kernel's (arches.conf's
- * guest-channel): a second serial port, or a virtio console on virtio-mmio (machines with no
- * second UART, like arm64's virt). */
-enum guest_channel {
-	CHANNEL_NONE,		/* the guest writes its KTAP to the kernel's console */
-	CHANNEL_SERIAL,
-	CHANNEL_VIRTIO_MMIO,
-};
-
-struct arch {
-	char *name;
-	char *kernel_arch;	/* ARCH= */
-	char *cross_compile;	/* CROSS_COMPILE=, "" for native */
-	char *make_target;
-	char *image;		/* path of the image inside the build directory */
-	char **qemu;		/* QEMU program and fixed arguments, NULL-terminated */
-	char *console;
-	char **append;		/* extra kernel command line words, NULL-terminated */
-	double boot_timeout;
-	double build_timeout;	/* seconds one kernel build may take */
-	char **packages;	/* Debian packages of its compiler, C library and QEMU; NULL-terminated */
-	enum guest_channel channel;	/* the guest's own console for its KTAP (guest-channel) */
-	unsigned channel_major, channel_minor;	/* its device in the guest */
-	struct console_marks marks;	/* the console lines that are a crash or a kernel
-					 * warning: arches.conf's lines for every arch, then its own */
 };
 
 /* One thing this machine needs for kernel builds (host.conf), and the package that brings it. */

@@ -102,7 +102,7 @@ static double positive_number(const char *opt, const char *s)
 {
 	double v;
 
-	if (matrix_timeout_seconds(s, &v))
+	if (arches_timeout_seconds(s, &v))
 		die("%s: '%s' is not a number of seconds from 0 to %d (a day)", opt, s,
 		    MAX_TIMEOUT_SECONDS);
 	return v;
