@@ -65,7 +65,7 @@ OLD    ?=
 NEW    ?=
 SHARDS ?=
 
-.PHONY: all matrix plan cell shell diff merge harness-deps test test-binaries test-deps fresh-check nightly-check debug-check chaos bench fuzz deps clean clean-cache prune-cache
+.PHONY: all matrix plan cell shell diff merge harness-deps test test-binaries test-deps fresh-check nightly-check debug-check chaos bench fuzz deps clean clean-cache prune-cache verify-cache
 
 all: $(BUILD)/kcmp-matrix
 
@@ -171,6 +171,10 @@ clean-cache:
 # The cache entries (configs, kernels, boots) no run used for DAYS days go: those of an older
 # tarball, compiler or guest, which no run asks for again. Working state stays.
 DAYS ?= 30
+# Every cache entry checked against its manifest; a corrupt one is thrown away (exit 1 if any).
+verify-cache: $(BUILD)/kcmp-matrix
+	$(BUILD)/kcmp-matrix verify-cache $(if $(CACHE),--cache $(CACHE))
+
 prune-cache: $(BUILD)/kcmp-matrix
 	$(BUILD)/kcmp-matrix prune-cache $(if $(CACHE),--cache $(CACHE)) --unused-days $(DAYS)
 
