@@ -27,7 +27,7 @@ static void guest_args(const struct group *g, const struct cell *c,
 	char *path = xasprintf("%s/config", c->dir), *config = read_file(path, NULL);
 	int n = 0;
 
-	args[n++] = xasprintf("KCMPM_ID=kcmpm-%s", c->config_tag);
+	args[n++] = xasprintf("KCMPM_ID=kcmpm-%s", c->kernel_tag);
 	for (int i = 0; i < g->m->nobs; i++)
 		args[n++] = xasprintf("KCMPM_EXPECT_%s=%s", g->m->obs[i], c->predicted.observe[i]);
 	for (int k = 0; g->m->guest_config[k]; k++) {
@@ -131,7 +131,7 @@ static void boot_key(const struct group *g, const struct cell *c, const struct b
 	/* the line names the guest channel's file bare (boot.c), so it is the same for every
 	 * results directory and their boots share the entry */
 	char *line = boot_command(req), timeout[32], retries[16];
-	const char *parts[] = { "boots 3", c->config_tag, g->ab->guest_hash, g->tools->emulator,
+	const char *parts[] = { "boots 3", c->kernel_tag, g->ab->guest_hash, g->tools->emulator,
 				line, timeout, retries, NULL };
 
 	/* the kernel's path names its tag, so the command line is enough of a key */
@@ -342,16 +342,16 @@ int boot_cell(struct group *g, struct cell *c, const char *kernel, struct boots 
 	return rc;
 }
 
-void boot_record_by_hand(const struct group *g, struct cell *c)
+void boot_record_repro(const struct group *g, struct cell *c)
 {
 	const struct arch *a = &g->m->arch[c->arch];
-	char *kernel = xasprintf("%s/%s", PLAN_BY_HAND_DIR, a->image);
-	char *guest_log = xasprintf("%s/guest.log", PLAN_BY_HAND_DIR);
+	char *kernel = xasprintf("%s/%s", PLAN_REPRO_DIR, a->image);
+	char *guest_log = xasprintf("%s/guest.log", PLAN_REPRO_DIR);
 	char *args[MAX_GUEST_ARGS];
 
 	guest_args(g, c, args);
-	free(c->by_hand_qemu);
-	c->by_hand_qemu = boot_command(&(struct boot_req){ .arch = a, .qemu = g->o->qemu,
+	free(c->repro_qemu);
+	c->repro_qemu = boot_command(&(struct boot_req){ .arch = a, .qemu = g->o->qemu,
 							  .kernel = kernel,
 							  .initramfs = g->ab->initramfs,
 							  .guest_args = args,

@@ -13,8 +13,8 @@
 enum { MAX_GUEST_ARGS = 1 + MAX_OBSERVABLES + MAX_GUEST_CONFIG + 1 + 1, MAX_BOOT_ATTEMPTS = 8 };
 
 /* Records in the cell the QEMU line that boots its kernel by hand, built as
- * build_record_by_hand says (reproducer.h). */
-void boot_record_by_hand(const struct group *g, struct cell *c);
+ * build_record_repro says (reproducer.h). */
+void boot_record_repro(const struct group *g, struct cell *c);
 /* Removes what an earlier run's boots of the cell left in its directory (the consoles, the
  * guest channel's logs, qemu.cmd): a cell whose kernel did not build this time was not
  * booted, and must not show another run's boot as its own. */

@@ -42,7 +42,7 @@ int add_jobs(struct group *g, struct kernel_job *jobs, int k)
 		int dup = g->cells[i]->status != CELL_PENDING;
 
 		for (int j = first; j < k && !dup; j++)
-			dup = !strcmp(g->cells[jobs[j].rep]->config_tag, g->cells[i]->config_tag);
+			dup = !strcmp(g->cells[jobs[j].rep]->kernel_tag, g->cells[i]->kernel_tag);
 		if (!dup)
 			jobs[k++] = (struct kernel_job){
 				.g = g, .rep = i,
@@ -151,7 +151,7 @@ static struct spawn_server *syncconfig_for(struct group *g)
 int build_kernel_cached(struct group *g, const struct cell *rep, struct build_outcome *bo,
 			int *cached, char *err, size_t errlen)
 {
-	const char *tag = rep->config_tag;
+	const char *tag = rep->kernel_tag;
 	char *config, *image, *log, *id;
 	int rc = -1;
 
@@ -198,8 +198,8 @@ out:
 	return rc;
 }
 
-void build_record_by_hand(const struct group *g, struct cell *c)
+void build_record_repro(const struct group *g, struct cell *c)
 {
-	free(c->by_hand_make);
-	c->by_hand_make = build_reproducer(&g->b, c->config_tag, g->modules, PLAN_BY_HAND_DIR);
+	free(c->repro_make);
+	c->repro_make = build_reproducer(&g->b, c->kernel_tag, g->modules, PLAN_REPRO_DIR);
 }

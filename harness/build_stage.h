@@ -24,13 +24,13 @@ struct kernel_job {
 int add_jobs(struct group *g, struct kernel_job *jobs, int k);
 /* qsort comparator of kernel jobs: the build order. */
 int job_order(const void *a, const void *b);
-/* The kernel of the cell rep (every cell with its config_tag shares it): *cached says whether
+/* The kernel of the cell rep (every cell with its kernel tag shares it): *cached says whether
  * it came from the cache; bo says how the build went. Returns -1 with why in err when the
  * harness cannot go on (a build failure is an outcome, not an error). */
 int build_kernel_cached(struct group *g, const struct cell *rep, struct build_outcome *bo,
 			int *cached, char *err, size_t errlen);
 /* Records in the cell the make commands that build its kernel by hand (reproducer.h). */
-void build_record_by_hand(const struct group *g, struct cell *c);
+void build_record_repro(const struct group *g, struct cell *c);
 /* The last lines of a build log, for the cell's directory. */
 void write_log_tail(const char *log_path, const char *out_path, int lines);
 

@@ -16,7 +16,7 @@
 #include <string.h>
 
 /* The tag of a kernel: everything that makes its sources, config or compiler differ. */
-static void config_tag(const struct group *g, const char *config, char out[17])
+static void kernel_tag_of(const struct group *g, const char *config, char out[17])
 {
 	const char *parts[] = { g->t->tag, g->m->variant[g->variant].name, g->vt->stamp,
 				g->tools->toolchain, config, g->t->identity ? g->t->identity : "",
@@ -63,7 +63,7 @@ static int cell_resolved(struct group *g, struct cell *c, const char *text, cons
 	} else {
 		for (int s = 0; s < g->m->nsym; s++)
 			c->resolved[s] = kconfig_bool(text, g->m->sym[s], g->exists[s]);
-		config_tag(g, text, c->config_tag);
+		kernel_tag_of(g, text, c->kernel_tag);
 		if (write_file_atomic(final, text, strlen(text))) {
 			snprintf(err, errlen, "cannot write '%s': %s", final, strerror(errno));
 			rc = -1;

@@ -1,8 +1,9 @@
 /* config_stage: a group's configs. Its base config (matrix/base/ fragments through allnoconfig)
  * and every cell's resolved config, each from the cache when it was made before, else made
  * with the group's Kconfig kit (resolver.h: the tree's own Kconfig code in one process) and
- * cached; each cell's kernel tag (config_tag: what makes its kernel differ) is set here. The
- * cache entries: base/ and resolved/ (cache.h); the kits in kconfig-kit/.
+ * cached; each cell's kernel tag (kernel_tag; "config_tag" in matrix.json: what makes its
+ * kernel differ) is set here. The cache entries: base/ and resolved/ (cache.h); the kits in
+ * kconfig-kit/.
  *
  * Before the trees' arches run, prefetch_configs makes every group's configs at once in forks,
  * so the run's own config_group then finds them in the cache.

@@ -201,8 +201,8 @@ void plan_free(struct plan *p)
 		free(c->selftest);
 		free(c->modules);
 		free(c->dir);
-		free(c->by_hand_make);
-		free(c->by_hand_qemu);
+		free(c->repro_make);
+		free(c->repro_qemu);
 	}
 	free(p->cell);
 	free(p->combo);
@@ -343,8 +343,8 @@ int plan_index(const struct matrix *m, struct plan *p, char *err, size_t errlen)
 	return 0;
 }
 
-char *plan_by_hand_template(const struct matrix *m, const struct cell *c)
+char *plan_repro_template(const struct matrix *m, const struct cell *c)
 {
 	return xasprintf("kcmpm-repro-%s-%s-%s-%s.XXXXXX", m->tree[c->tree].name,
-			 m->variant[c->variant].name, m->arch[c->arch].name, c->config_tag);
+			 m->variant[c->variant].name, m->arch[c->arch].name, c->kernel_tag);
 }

@@ -39,7 +39,7 @@ struct cell {
 	char requested[MAX_SYMBOLS];	/* 'y'/'m'/'n', or VALUE_UNSET (rules.h) */
 	struct prediction predicted;	/* from the variant's rules */
 	char resolved[MAX_SYMBOLS];	/* from the final .config: 'y'/'n'/'m', 0 = no symbol */
-	char config_tag[17];		/* content hash of the final .config */
+	char kernel_tag[17];		/* content hash of the final .config */
 	int built;			/* its kernel built */
 	int config_mismatch;		/* predicted != resolved: FAIL, never XFAIL */
 	int flaky;			/* passed only on a retry of its boot; the failed
@@ -58,9 +58,9 @@ struct cell {
 	enum cell_status status;
 	char reason[1024];
 	char *dir;			/* this cell's directory under results/ */
-	char *by_hand_make;		/* the make commands that build its kernel by hand in
-					 * PLAN_BY_HAND_DIR (the build stage's record) */
-	char *by_hand_qemu;		/* the QEMU line that boots that kernel as the harness
+	char *repro_make;		/* the make commands that build its kernel by hand in
+					 * PLAN_REPRO_DIR (the build stage's record) */
+	char *repro_qemu;		/* the QEMU line that boots that kernel as the harness
 					 * did (the boot stage's record) */
 	double build_seconds, boot_seconds;
 	int finished;			/* judged and recorded (run.c's cell_done); a run a signal
@@ -132,10 +132,10 @@ char *plan_guest_log_name(int k, int n);
  * a word no command quotes, which the script (reproducer.c) replaces by a directory it makes
  * with mktemp each time it runs, so no name another user could have made first is ever built
  * in or copied to. */
-#define PLAN_BY_HAND_DIR "/kcmpm-by-hand-dir"
+#define PLAN_REPRO_DIR "/kcmpm-by-hand-dir"
 /* The name reproduce.sh gives its mktemp directory: kcmpm-repro-<tree>-<variant>-<arch>-<kernel
  * tag>.XXXXXX, so a person can tell whose it is. Caller frees. */
-char *plan_by_hand_template(const struct matrix *m, const struct cell *c);
+char *plan_repro_template(const struct matrix *m, const struct cell *c);
 
 /* Keeps only shard k of n (1 <= k <= n): a contiguous slice of the cells in plan order, so a
  * shard keeps whole (tree, variant, arch) groups and their incremental builds together where it can.

@@ -462,7 +462,7 @@ static json_t *json_cell(const struct matrix *m, const struct cell *c)
 	json_object_set_new(o, "explain", explain);
 	json_object_set_new(o, "resolved", json_values(m, c->resolved));
 	json_object_set_new(o, "observed", json_states(m, (const char *const *)c->observed));
-	json_object_set_new(o, "config_tag", c->config_tag[0] ? json_string(c->config_tag)
+	json_object_set_new(o, "config_tag", c->kernel_tag[0] ? json_string(c->kernel_tag)
 							      : json_null());
 	json_object_set_new(o, "booted", report_json_text(c->booted));
 	json_object_set_new(o, "selftest", report_json_text(c->selftest));
@@ -591,7 +591,7 @@ char *report_tsv(const struct matrix *m, const struct plan *p)
 		tsv_value(&sb, resolved);
 		tsv_value(&sb, c->reason);
 		tsv_value(&sb, c->selftest);
-		tsv_value(&sb, c->config_tag);
+		tsv_value(&sb, c->kernel_tag);
 		sb_add(&sb, "\n", 1);
 		free(combo);
 	}

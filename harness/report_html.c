@@ -133,9 +133,9 @@ static void grid_cell(struct strbuf *sb, const struct matrix *m, const struct ce
 		sb_printf(sb, " <span class=\"mark\" title=\"passed on a retry of its boot; the "
 			  "failed attempts' consoles are serial.attempt*.log\">FLAKY</span>");
 	sb_printf(sb, "<br>");
-	if (c->config_tag[0])
+	if (c->kernel_tag[0])
 		link(sb, dir, "config", "config");
-	if (c->config_tag[0])
+	if (c->kernel_tag[0])
 		link(sb, dir, "build.log", "build");
 	if (c->built)
 		link(sb, dir, "serial.log", "log");

@@ -162,10 +162,10 @@ static char *build_id(const struct kcidb *k, const struct matrix *m, const struc
 {
 	char *checkout = checkout_id(k, m, c->tree, c->variant), *id;
 	/* a cell whose config never resolved has no kernel: its build is its request */
-	char *cell = c->config_tag[0] ? xstrdup("") : plan_cell_path(m, c);
+	char *cell = c->kernel_tag[0] ? xstrdup("") : plan_cell_path(m, c);
 
 	id = kcidb_id(k, (const char *const[]){ "build", checkout, m->arch[c->arch].name,
-					       c->config_tag, cell, NULL });
+					       c->kernel_tag, cell, NULL });
 	free(cell);
 	free(checkout);
 	return id;
@@ -237,13 +237,13 @@ static int first_of_kernel(const struct plan *p, int i)
 {
 	const struct cell *c = &p->cell[i];
 
-	if (!c->config_tag[0])
+	if (!c->kernel_tag[0])
 		return 1;
 	for (int j = 0; j < i; j++) {
 		const struct cell *o = &p->cell[j];
 
 		if (o->tree == c->tree && o->variant == c->variant && o->arch == c->arch &&
-		    !strcmp(o->config_tag, c->config_tag))
+		    !strcmp(o->kernel_tag, c->kernel_tag))
 			return 0;
 	}
 	return 1;
@@ -282,7 +282,7 @@ static void builds(struct kcidb *k, const struct matrix *m, const struct plan *p
 		if (strcmp(build_status(c), "PASS"))
 			field(o, "log_excerpt", c->reason);
 		misc = json_object();
-		field(misc, "kernel_tag", c->config_tag);
+		field(misc, "kernel_tag", c->kernel_tag);
 		if (m->flavour_in_use)	/* its base fragments are in every such kernel */
 			field(misc, "flavour", m->flavour_in_use);
 		json_object_set_new(misc, "cached", json_boolean(c->kernel_cached));

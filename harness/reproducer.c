@@ -8,15 +8,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* text with every PLAN_BY_HAND_DIR replaced by "$out" (the script's mktemp directory). Caller
+/* text with every PLAN_REPRO_DIR replaced by "$out" (the script's mktemp directory). Caller
  * frees. */
 static char *with_out_dir(const char *text)
 {
 	struct strbuf sb = { 0 };
-	size_t n = strlen(PLAN_BY_HAND_DIR);
+	size_t n = strlen(PLAN_REPRO_DIR);
 
 	for (const char *p = text ? text : ""; *p;) {
-		const char *at = strstr(p, PLAN_BY_HAND_DIR);
+		const char *at = strstr(p, PLAN_REPRO_DIR);
 
 		if (!at) {
 			sb_printf(&sb, "%s", p);
@@ -34,8 +34,8 @@ void write_reproducer(const struct matrix *m, const struct cell *c, const char *
 {
 	const char *vname = m->variant[c->variant].name, *tname = m->tree[c->tree].name;
 	const char *aname = m->arch[c->arch].name;
-	char *combo = plan_combo_name(m, c->combo), *template = plan_by_hand_template(m, c);
-	char *make = with_out_dir(c->by_hand_make), *qemu = with_out_dir(c->by_hand_qemu);
+	char *combo = plan_combo_name(m, c->combo), *template = plan_repro_template(m, c);
+	char *make = with_out_dir(c->repro_make), *qemu = with_out_dir(c->repro_qemu);
 	char *cell = xasprintf("TREES=%s ARCH=%s VARIANT=%s COMBO=%s", tname, aname, vname, combo);
 	char *text, *path;
 

@@ -1,6 +1,6 @@
 /* reproducer: cells/.../reproduce.sh, the cell again by hand: its final .config built with the
  * make commands the build stage recorded in the cell, then booted with the QEMU line the boot
- * stage recorded (both for the scratch directory PLAN_BY_HAND_DIR stands for). Written from the
+ * stage recorded (both for the scratch directory PLAN_REPRO_DIR stands for). Written from the
  * cell's record alone. For a person to read and run; the harness never runs it.
  */
 #ifndef KCMPM_REPRODUCER_H

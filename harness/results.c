@@ -195,7 +195,7 @@ static int read_cell(struct matrix *m, const json_t *j, struct cell *c, char *er
 	}
 	c->booted = dup_or_null(get_string(j, "booted"));
 	c->selftest = dup_or_null(get_string(j, "selftest"));
-	snprintf(c->config_tag, sizeof(c->config_tag), "%s",
+	snprintf(c->kernel_tag, sizeof(c->kernel_tag), "%s",
 		 get_string(j, "config_tag") ? get_string(j, "config_tag") : "");
 	snprintf(c->reason, sizeof(c->reason), "%s",
 		 get_string(j, "reason") ? get_string(j, "reason") : "");

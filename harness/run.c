@@ -110,8 +110,8 @@ static void judge_once(const struct group *g, struct cell *c, const char *config
  * stages that did it) and its reproduce.sh; then the cell is done. */
 static void record_cell(struct group *g, struct cell *c)
 {
-	build_record_by_hand(g, c);
-	boot_record_by_hand(g, c);
+	build_record_repro(g, c);
+	boot_record_repro(g, c);
 	write_reproducer(g->m, c, g->t->version);
 	cell_done(g, c);
 }
@@ -131,7 +131,7 @@ static void judge_config_errors(struct group *g)
  * then each cell booted, judged once, and recorded. */
 static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 {
-	const char *tag = g->cells[rep]->config_tag;
+	const char *tag = g->cells[rep]->kernel_tag;
 	char *image = kernel_file(g, tag, "image");
 	char *log = kernel_file(g, tag, "build.log");
 	struct build_outcome bo;
@@ -143,7 +143,7 @@ static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 		struct cell *c = g->cells[i];
 		struct boots boots = { 0 };
 
-		if (c->status != CELL_PENDING || strcmp(c->config_tag, tag))
+		if (c->status != CELL_PENDING || strcmp(c->kernel_tag, tag))
 			continue;
 		take_kernel(g, c, &bo, log, i == rep && !cached, cached);
 		if (!bo.ok)
@@ -388,7 +388,7 @@ char *run_kernel_image(const struct run_opts *o, const struct matrix *m, const s
 		       const struct cell *c)
 {
 	char *kind = kernel_kind(t, m, c->variant, c->arch);
-	char *path = cache_file(o->cache_dir, kind, c->config_tag, "image");
+	char *path = cache_file(o->cache_dir, kind, c->kernel_tag, "image");
 
 	free(kind);
 	return path;

@@ -24,10 +24,10 @@ TEST(reproducer_builds_in_a_directory_of_its_own)
 	CHECK(mkdtemp(dir) != NULL);
 	c = &p.cell[0];
 	c->dir = xstrdup(dir);
-	snprintf(c->config_tag, sizeof(c->config_tag), "0123456789abcdef");
-	c->by_hand_make = xstrdup("make -C /t O=" PLAN_BY_HAND_DIR " olddefconfig\n"
-				  "make -C /t O=" PLAN_BY_HAND_DIR " -j2 bzImage\n");
-	c->by_hand_qemu = xstrdup("qemu-system-x86_64 -kernel " PLAN_BY_HAND_DIR
+	snprintf(c->kernel_tag, sizeof(c->kernel_tag), "0123456789abcdef");
+	c->repro_make = xstrdup("make -C /t O=" PLAN_REPRO_DIR " olddefconfig\n"
+				  "make -C /t O=" PLAN_REPRO_DIR " -j2 bzImage\n");
+	c->repro_qemu = xstrdup("qemu-system-x86_64 -kernel " PLAN_REPRO_DIR
 				  "/arch/x86/boot/bzImage -append 'console=ttyS0'");
 	write_reproducer(&m, c, "6.1.192");
 	path = xasprintf("%s/reproduce.sh", dir);
@@ -41,7 +41,7 @@ TEST(reproducer_builds_in_a_directory_of_its_own)
 	 * cell's own (seen: a run of the script rewrote the results' guest.log) */
 	CHECK(text && strstr(text, "cd \"$out\"\n") &&
 	      strstr(text, "cd \"$out\"\n") < strstr(text, "qemu-system-x86_64"));
-	CHECK(text && !strstr(text, PLAN_BY_HAND_DIR) && !strstr(text, "/tmp/kcmpm-repro/"));
+	CHECK(text && !strstr(text, PLAN_REPRO_DIR) && !strstr(text, "/tmp/kcmpm-repro/"));
 	/* and it is a shell script sh reads */
 	{
 		char *cmd = xasprintf("sh -n '%s'", path);
