@@ -242,122 +242,149 @@ static int selftest_needs_known(const struct matrix *m, const char *path, char *
 	return 0;
 }
 
+/* A folder line (guest, patches, arches-file, host-file, base-dir): PATH, absolute or relative
+ * to dir; into *slot. */
+static int folder_line(char **slot, const struct conf_line *l, const char *dir, const char *path,
+		       char *err, size_t errlen)
+{
+	const char *rel = l->word[1];
+
+	if (l->nword != 2) {
+		snprintf(err, errlen, "%s:%d: expected '%s PATH' (absolute, or relative to the "
+			 "folder of matrix.conf)", path, l->lineno, l->word[0]);
+		return -1;
+	}
+	free(*slot);
+	*slot = rel[0] == '/' ? xstrdup(rel) : xasprintf("%s/%s", dir, rel);
+	return 0;
+}
+
+/* tree NAME PACKAGE /path/to/tarball: the one line whose last word is a path. */
+static int tree_line(struct matrix *m, const struct conf_line *l, const char *path, char *err,
+		     size_t errlen)
+{
+	char why[512];
+
+	if (l->nword != 4 || l->word[3][0] != '/') {
+		snprintf(err, errlen, "%s:%d: expected 'tree NAME PACKAGE /path/to/tarball'", path,
+			 l->lineno);
+		return -1;
+	}
+	if (unsafe_words(l, 3, path, err, errlen))
+		return -1;
+	if (matrix_add_tree(m, l->word[1], l->word[2], l->word[3], NULL, err, errlen)) {
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "%s:%d: %s", path, l->lineno, why);
+		return -1;
+	}
+	return 0;
+}
+
+/* symbols SYM...: the matrix symbols, each once, bools until a tree or the rules say more. */
+static int symbols_line(struct matrix *m, const struct conf_line *l, const char *path, char *err,
+			size_t errlen)
+{
+	if (l->nword - 1 > MAX_SYMBOLS) {
+		snprintf(err, errlen, "%s:%d: at most %d symbols", path, l->lineno, MAX_SYMBOLS);
+		return -1;
+	}
+	for (int s = 0; s < l->nword - 1; s++) {
+		if (matrix_symbol_index(m, l->word[s + 1]) >= 0) {
+			snprintf(err, errlen, "%s:%d: symbol '%s' is listed twice; list each once",
+				 path, l->lineno, l->word[s + 1]);
+			return -1;
+		}
+		m->nsym = s + 1;
+		m->sym[s] = xstrdup(l->word[s + 1]);
+		m->build_order[s] = s;
+		matrix_set_type(m, s, 'b');
+	}
+	return 0;
+}
+
+/* guest-config SYM...: the symbols whose value each guest is told. */
+static int guest_config_line(struct matrix *m, const struct conf_line *l, const char *path,
+			     char *err, size_t errlen)
+{
+	if (l->nword - 1 > MAX_GUEST_CONFIG) {
+		snprintf(err, errlen, "%s:%d: at most %d guest-config symbols", path, l->lineno,
+			 MAX_GUEST_CONFIG);
+		return -1;
+	}
+	free_strings(m->guest_config);
+	m->guest_config = conf_words(l, 1);
+	return 0;
+}
+
+/* One line of matrix.conf, by its key. Returns 0, or -1 with "file:line: what" in err. */
+static int matrix_conf_line(struct matrix *m, const struct conf_line *l, const char *dir,
+			    const char *path, char ***arches, char ***variants, char *err,
+			    size_t errlen)
+{
+	const char *kw = l->word[0];
+	char **slot;
+
+	if (l->nword < 2 || l->indented) {
+		snprintf(err, errlen, "%s:%d: expected 'KEY VALUE...'", path, l->lineno);
+		return -1;
+	}
+	if ((slot = folder_slot(m, kw)))	/* paths of the question's folder */
+		return folder_line(slot, l, dir, path, err, errlen);
+	if (!strcmp(kw, "tree"))
+		return tree_line(m, l, path, err, errlen);
+	if (!strcmp(kw, "selftest"))	/* a path in the tree, and OBS=STATE words */
+		return selftest_line(m, l, path, err, errlen);
+	if (unsafe_names(l, path, err, errlen))
+		return -1;
+	if (!strcmp(kw, "symbols"))
+		return symbols_line(m, l, path, err, errlen);
+	if (!strcmp(kw, "arches") || !strcmp(kw, "variants")) {
+		char ***list = kw[0] == 'a' ? arches : variants;
+
+		if (listed_twice(l, path, err, errlen))
+			return -1;
+		free_strings(*list);
+		*list = conf_words(l, 1);
+		return 0;
+	}
+	if (!strcmp(kw, "base")) {
+		free_strings(m->base);
+		m->base = conf_words(l, 1);
+		return 0;
+	}
+	if (!strcmp(kw, "flavour"))
+		return flavour_line(m, l, path, err, errlen);
+	if (!strcmp(kw, "build-order"))
+		return build_order(m, l, path, err, errlen);
+	if (!strcmp(kw, "build-split"))
+		return build_split(m, l, path, err, errlen);
+	if (!strcmp(kw, "unset"))
+		return unset_line(m, l, path, err, errlen);
+	if (!strcmp(kw, "guest-config"))
+		return guest_config_line(m, l, path, err, errlen);
+	snprintf(err, errlen, "%s:%d: unknown key '%s' (expected tree, symbols, arches, variants, "
+		 "base, flavour, build-order, build-split, unset, guest-config, selftest, guest, "
+		 "patches, arches-file, host-file or base-dir)", path, l->lineno, kw);
+	return -1;
+}
+
 static int load_matrix_conf(const char *dir, const char *path, struct matrix *m, char ***arches,
 			    char ***variants, char *err, size_t errlen)
 {
 	struct conf_file cf;
+	int rc = 0;
 
 	if (conf_load(path, &cf, err, errlen))
 		return -1;
-	for (int i = 1; i < cf.nline; i++) {
-		const struct conf_line *l = &cf.line[i];
-		const char *kw = l->word[0];
-		char **slot;
-
-		if (l->nword < 2 || l->indented) {
-			snprintf(err, errlen, "%s:%d: expected 'KEY VALUE...'", path, l->lineno);
-			goto fail;
-		}
-		if ((slot = folder_slot(m, kw))) {	/* paths of the question's folder */
-			const char *rel = l->word[1];
-
-			if (l->nword != 2) {
-				snprintf(err, errlen, "%s:%d: expected '%s PATH' (absolute, or "
-					 "relative to the folder of matrix.conf)", path, l->lineno, kw);
-				goto fail;
-			}
-			free(*slot);
-			*slot = rel[0] == '/' ? xstrdup(rel) : xasprintf("%s/%s", dir, rel);
-			continue;
-		}
-		if (!strcmp(kw, "tree")) {	/* NAME PACKAGE then a path: the one exception */
-			if (l->nword != 4 || l->word[3][0] != '/') {
-				snprintf(err, errlen, "%s:%d: expected 'tree NAME PACKAGE "
-					 "/path/to/tarball'", path, l->lineno);
-				goto fail;
-			}
-			if (unsafe_words(l, 3, path, err, errlen))
-				goto fail;
-			if (matrix_add_tree(m, l->word[1], l->word[2], l->word[3], NULL, err,
-					    errlen)) {
-				char why[512];
-
-				snprintf(why, sizeof(why), "%s", err);
-				snprintf(err, errlen, "%s:%d: %s", path, l->lineno, why);
-				goto fail;
-			}
-			continue;
-		}
-		if (!strcmp(kw, "selftest")) {	/* a path in the tree, and OBS=STATE words */
-			if (selftest_line(m, l, path, err, errlen))
-				goto fail;
-			continue;
-		}
-		if (unsafe_names(l, path, err, errlen))
-			goto fail;
-		if (!strcmp(kw, "symbols")) {
-			if (l->nword - 1 > MAX_SYMBOLS) {
-				snprintf(err, errlen, "%s:%d: at most %d symbols", path, l->lineno,
-					 MAX_SYMBOLS);
-				goto fail;
-			}
-			for (int s = 0; s < l->nword - 1; s++) {
-				if (matrix_symbol_index(m, l->word[s + 1]) >= 0) {
-					snprintf(err, errlen, "%s:%d: symbol '%s' is listed twice; list "
-						 "each once", path, l->lineno, l->word[s + 1]);
-					goto fail;
-				}
-				m->nsym = s + 1;
-				m->sym[s] = xstrdup(l->word[s + 1]);
-				m->build_order[s] = s;
-				matrix_set_type(m, s, 'b');
-			}
-		} else if (!strcmp(kw, "arches") || !strcmp(kw, "variants")) {
-			char ***list = kw[0] == 'a' ? arches : variants;
-
-			if (listed_twice(l, path, err, errlen))
-				goto fail;
-			free_strings(*list);
-			*list = conf_words(l, 1);
-		} else if (!strcmp(kw, "base")) {
-			m->base = conf_words(l, 1);
-		} else if (!strcmp(kw, "flavour")) {
-			if (flavour_line(m, l, path, err, errlen))
-				goto fail;
-		} else if (!strcmp(kw, "build-order")) {
-			if (build_order(m, l, path, err, errlen))
-				goto fail;
-		} else if (!strcmp(kw, "build-split")) {
-			if (build_split(m, l, path, err, errlen))
-				goto fail;
-		} else if (!strcmp(kw, "unset")) {
-			if (unset_line(m, l, path, err, errlen))
-				goto fail;
-		} else if (!strcmp(kw, "guest-config")) {
-			if (l->nword - 1 > MAX_GUEST_CONFIG) {
-				snprintf(err, errlen, "%s:%d: at most %d guest-config symbols", path,
-					 l->lineno, MAX_GUEST_CONFIG);
-				goto fail;
-			}
-			free_strings(m->guest_config);
-			m->guest_config = conf_words(l, 1);
-		} else {
-			snprintf(err, errlen, "%s:%d: unknown key '%s' (expected tree, symbols, "
-				 "arches, variants, base, flavour, build-order, build-split, unset, guest-config, "
-				 "selftest, guest, patches, arches-file, host-file or base-dir)", path, l->lineno, kw);
-			goto fail;
-		}
-	}
-	if (!m->ntree || !m->nsym || !*arches || !*variants) {
+	for (int i = 1; i < cf.nline && rc == 0; i++)
+		rc = matrix_conf_line(m, &cf.line[i], dir, path, arches, variants, err, errlen);
+	if (rc == 0 && (!m->ntree || !m->nsym || !*arches || !*variants)) {
 		snprintf(err, errlen, "%s: needs 'tree', 'symbols', 'arches' and 'variants' lines",
 			 path);
-		goto fail;
+		rc = -1;
 	}
 	conf_free(&cf);
-	return 0;
-fail:
-	conf_free(&cf);
-	return -1;
+	return rc;
 }
 
 /* host.conf: "program NAME PACKAGE" and "header FILE PACKAGE" lines. */

@@ -174,45 +174,106 @@ static enum command take_command(struct options *o)
 	die("unexpected argument '%s'; see --help", o->args[0]);
 }
 
+enum { O_ARCH = 256, O_VARIANTS, O_ONLY, O_KSRC, O_TREES, O_CACHE, O_RESULTS, O_MATRIX,
+       O_PATCHES, O_GUEST, O_TIMEOUT, O_BUILD_TIMEOUT, O_BOOT_RETRIES, O_MAKE, O_QEMU,
+       O_FORCE, O_SHARD, O_PREVIOUS, O_SINGLE, O_SHELL, O_BUSYBOX, O_CC_WRAPPER,
+       O_CONFIG_ONLY, O_RESOLVE_WITH, O_ARCH_BY_ARCH, O_UNUSED_DAYS, O_FLAVOUR, O_UNSET };
+static const struct option longopts[] = {
+	{ "arch", required_argument, NULL, O_ARCH },
+	{ "variants", required_argument, NULL, O_VARIANTS },
+	{ "only", required_argument, NULL, O_ONLY },
+	{ "ksrc", required_argument, NULL, O_KSRC },
+	{ "trees", required_argument, NULL, O_TREES },
+	{ "cache", required_argument, NULL, O_CACHE },
+	{ "results", required_argument, NULL, O_RESULTS },
+	{ "matrix", required_argument, NULL, O_MATRIX },
+	{ "patches", required_argument, NULL, O_PATCHES },
+	{ "guest", required_argument, NULL, O_GUEST },
+	{ "flavour", required_argument, NULL, O_FLAVOUR },
+	{ "unset", required_argument, NULL, O_UNSET },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "boot-timeout", required_argument, NULL, O_TIMEOUT },
+	{ "build-timeout", required_argument, NULL, O_BUILD_TIMEOUT },
+	{ "boot-retries", required_argument, NULL, O_BOOT_RETRIES },
+	{ "make", required_argument, NULL, O_MAKE },
+	{ "qemu", required_argument, NULL, O_QEMU },
+	{ "force", required_argument, NULL, O_FORCE },
+	{ "shard", required_argument, NULL, O_SHARD },
+	{ "previous", required_argument, NULL, O_PREVIOUS },
+	{ "single", no_argument, NULL, O_SINGLE },
+	{ "shell", no_argument, NULL, O_SHELL },
+	{ "busybox", required_argument, NULL, O_BUSYBOX },
+	{ "cc-wrapper", required_argument, NULL, O_CC_WRAPPER },
+	{ "config-only", no_argument, NULL, O_CONFIG_ONLY },
+	{ "resolve-with", required_argument, NULL, O_RESOLVE_WITH },
+	{ "arch-by-arch", no_argument, NULL, O_ARCH_BY_ARCH },
+	{ "unused-days", required_argument, NULL, O_UNUSED_DAYS },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+/* One option getopt_long found (c, with optarg), into o. */
+static void take_option(int c, struct options *o, char **argv)
+{
+	switch (c) {
+	case O_ARCH: o->filter.arches = split_commas(optarg); break;
+	case O_VARIANTS: o->filter.variants = split_commas(optarg); break;
+	case O_ONLY: o->filter.only = optarg; break;
+	case O_KSRC: o->ksrc = *optarg ? optarg : NULL; break;
+	case O_TREES: o->filter.trees = *optarg ? split_commas(optarg) : NULL; break;
+	case O_CACHE: o->run.cache_dir = optarg; break;
+	case O_RESULTS: o->run.results_dir = optarg; break;
+	case O_MATRIX: o->run.matrix_dir = optarg; break;
+	case O_PATCHES: o->run.patch_dir = optarg; break;
+	case O_GUEST: o->run.guest_src = optarg; break;
+	case O_FLAVOUR: o->flavour = *optarg ? optarg : NULL; break;
+	case O_UNSET: o->unset = *optarg ? optarg : NULL; break;
+	case 'j': o->run.jobs = whole_number("--jobs", optarg, 1, SPAWN_MAX_JOBS); break;
+	case O_TIMEOUT: o->run.boot_timeout = positive_number("--boot-timeout", optarg); break;
+	case O_BOOT_RETRIES:
+		o->run.boot_retries = whole_number("--boot-retries", optarg, 0, 10);
+		break;
+	case O_BUILD_TIMEOUT:
+		o->run.build_timeout = positive_number("--build-timeout", optarg);
+		break;
+	case O_MAKE: o->run.make = optarg; break;
+	case O_QEMU:
+		/* it runs in place of the arch's QEMU, whose line is checked: no shell, no
+		 * words, one program */
+		if (!executable(optarg))
+			die("--qemu: '%s' is not an executable program (a path, or a name in "
+			    "PATH)", optarg);
+		o->run.qemu = optarg;
+		break;
+	case O_FORCE:
+		if (!strcmp(optarg, "boot"))
+			o->run.force = FORCE_BOOT;
+		else if (!strcmp(optarg, "all"))
+			o->run.force = FORCE_ALL;
+		else if (*optarg)
+			die("--force: '%s' is neither 'boot' nor 'all'", optarg);
+		break;
+	case O_SHARD: parse_shard(optarg, o); break;
+	case O_PREVIOUS: o->previous = *optarg ? optarg : NULL; break;
+	case O_SINGLE: o->single = 1; break;
+	case O_SHELL: o->shell = o->single = 1; break;
+	case O_BUSYBOX: o->busybox = *optarg ? optarg : NULL; break;
+	case O_CC_WRAPPER: o->run.cc_wrapper = *optarg ? optarg : NULL; break;
+	case O_CONFIG_ONLY: o->run.config_only = 1; break;
+	case O_RESOLVE_WITH: resolve_with(optarg, &o->run); break;
+	case O_ARCH_BY_ARCH: o->run.arch_by_arch = 1; break;
+	case O_UNUSED_DAYS:
+		o->unused_days = whole_number("--unused-days", optarg, 0, 36500);
+		break;
+	case 'h': fputs(usage, stdout); exit(0);
+	default:
+		die("unknown option or missing value '%s'; 'kcmp-matrix --help' lists the "
+		    "options", argv[optind - 1]);
+	}
+}
+
 void options_parse(int argc, char **argv, struct options *o)
 {
-	enum { O_ARCH = 256, O_VARIANTS, O_ONLY, O_KSRC, O_TREES, O_CACHE, O_RESULTS, O_MATRIX,
-	       O_PATCHES, O_GUEST, O_TIMEOUT, O_BUILD_TIMEOUT, O_BOOT_RETRIES, O_MAKE, O_QEMU,
-	       O_FORCE, O_SHARD, O_PREVIOUS, O_SINGLE, O_SHELL, O_BUSYBOX, O_CC_WRAPPER,
-	       O_CONFIG_ONLY, O_RESOLVE_WITH, O_ARCH_BY_ARCH, O_UNUSED_DAYS, O_FLAVOUR, O_UNSET };
-	static const struct option longopts[] = {
-		{ "arch", required_argument, NULL, O_ARCH },
-		{ "variants", required_argument, NULL, O_VARIANTS },
-		{ "only", required_argument, NULL, O_ONLY },
-		{ "ksrc", required_argument, NULL, O_KSRC },
-		{ "trees", required_argument, NULL, O_TREES },
-		{ "cache", required_argument, NULL, O_CACHE },
-		{ "results", required_argument, NULL, O_RESULTS },
-		{ "matrix", required_argument, NULL, O_MATRIX },
-		{ "patches", required_argument, NULL, O_PATCHES },
-		{ "guest", required_argument, NULL, O_GUEST },
-		{ "flavour", required_argument, NULL, O_FLAVOUR },
-		{ "unset", required_argument, NULL, O_UNSET },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "boot-timeout", required_argument, NULL, O_TIMEOUT },
-		{ "build-timeout", required_argument, NULL, O_BUILD_TIMEOUT },
-		{ "boot-retries", required_argument, NULL, O_BOOT_RETRIES },
-		{ "make", required_argument, NULL, O_MAKE },
-		{ "qemu", required_argument, NULL, O_QEMU },
-		{ "force", required_argument, NULL, O_FORCE },
-		{ "shard", required_argument, NULL, O_SHARD },
-		{ "previous", required_argument, NULL, O_PREVIOUS },
-		{ "single", no_argument, NULL, O_SINGLE },
-		{ "shell", no_argument, NULL, O_SHELL },
-		{ "busybox", required_argument, NULL, O_BUSYBOX },
-		{ "cc-wrapper", required_argument, NULL, O_CC_WRAPPER },
-		{ "config-only", no_argument, NULL, O_CONFIG_ONLY },
-		{ "resolve-with", required_argument, NULL, O_RESOLVE_WITH },
-		{ "arch-by-arch", no_argument, NULL, O_ARCH_BY_ARCH },
-		{ "unused-days", required_argument, NULL, O_UNUSED_DAYS },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	int c;
 
 	*o = (struct options){ .run = { .matrix_dir = "matrix",
@@ -223,63 +284,8 @@ void options_parse(int argc, char **argv, struct options *o)
 		die("KCIDB_ORIGIN='%s' is not a KCIDB origin (lowercase letters, digits and _)",
 		    getenv("KCIDB_ORIGIN"));
 	opterr = 0;	/* one line of our own instead of getopt's and the whole usage */
-	while ((c = getopt_long(argc, argv, "j:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_ARCH: o->filter.arches = split_commas(optarg); break;
-		case O_VARIANTS: o->filter.variants = split_commas(optarg); break;
-		case O_ONLY: o->filter.only = optarg; break;
-		case O_KSRC: o->ksrc = *optarg ? optarg : NULL; break;
-		case O_TREES: o->filter.trees = *optarg ? split_commas(optarg) : NULL; break;
-		case O_CACHE: o->run.cache_dir = optarg; break;
-		case O_RESULTS: o->run.results_dir = optarg; break;
-		case O_MATRIX: o->run.matrix_dir = optarg; break;
-		case O_PATCHES: o->run.patch_dir = optarg; break;
-		case O_GUEST: o->run.guest_src = optarg; break;
-		case O_FLAVOUR: o->flavour = *optarg ? optarg : NULL; break;
-		case O_UNSET: o->unset = *optarg ? optarg : NULL; break;
-		case 'j': o->run.jobs = whole_number("--jobs", optarg, 1, SPAWN_MAX_JOBS); break;
-		case O_TIMEOUT: o->run.boot_timeout = positive_number("--boot-timeout", optarg); break;
-		case O_BOOT_RETRIES:
-			o->run.boot_retries = whole_number("--boot-retries", optarg, 0, 10);
-			break;
-		case O_BUILD_TIMEOUT:
-			o->run.build_timeout = positive_number("--build-timeout", optarg);
-			break;
-		case O_MAKE: o->run.make = optarg; break;
-		case O_QEMU:
-			/* it runs in place of the arch's QEMU, whose line is checked: no shell, no
-			 * words, one program */
-			if (!executable(optarg))
-				die("--qemu: '%s' is not an executable program (a path, or a name in "
-				    "PATH)", optarg);
-			o->run.qemu = optarg;
-			break;
-		case O_FORCE:
-			if (!strcmp(optarg, "boot"))
-				o->run.force = FORCE_BOOT;
-			else if (!strcmp(optarg, "all"))
-				o->run.force = FORCE_ALL;
-			else if (*optarg)
-				die("--force: '%s' is neither 'boot' nor 'all'", optarg);
-			break;
-		case O_SHARD: parse_shard(optarg, o); break;
-		case O_PREVIOUS: o->previous = *optarg ? optarg : NULL; break;
-		case O_SINGLE: o->single = 1; break;
-		case O_SHELL: o->shell = o->single = 1; break;
-		case O_BUSYBOX: o->busybox = *optarg ? optarg : NULL; break;
-		case O_CC_WRAPPER: o->run.cc_wrapper = *optarg ? optarg : NULL; break;
-		case O_CONFIG_ONLY: o->run.config_only = 1; break;
-		case O_RESOLVE_WITH: resolve_with(optarg, &o->run); break;
-		case O_ARCH_BY_ARCH: o->run.arch_by_arch = 1; break;
-		case O_UNUSED_DAYS:
-			o->unused_days = whole_number("--unused-days", optarg, 0, 36500);
-			break;
-		case 'h': fputs(usage, stdout); exit(0);
-		default:
-			die("unknown option or missing value '%s'; 'kcmp-matrix --help' lists the "
-			    "options", argv[optind - 1]);
-		}
-	}
+	while ((c = getopt_long(argc, argv, "j:h", longopts, NULL)) != -1)
+		take_option(c, o, argv);
 	o->args = argv + optind;
 	o->command = take_command(o);
 	if (o->unused_days >= 0 && o->command != CMD_PRUNE_CACHE)
