@@ -66,13 +66,17 @@ static int get_figure(const json_t *obj, const char *key, double max, double *ou
 	return -1;
 }
 
-/* values of the matrix symbols from {"EXPERT": "y", ...}; null or missing gives 0 */
-static void read_values(const struct matrix *m, const json_t *obj, char *values)
+/* values of the matrix symbols from {"EXPERT": "y", ...}; null or missing gives 0, and so
+ * does "unset" unless it may be one (only a request can: predicted and resolved values are
+ * y, m or n) */
+static void read_values(const struct matrix *m, const json_t *obj, int unset_ok, char *values)
 {
 	for (int s = 0; s < m->nsym; s++) {
 		const char *v = get_string(obj, m->sym[s]);
 
 		values[s] = v ? matrix_value_from_name(v) : 0;
+		if (values[s] == VALUE_UNSET && !unset_ok)
+			values[s] = 0;
 	}
 }
 
@@ -168,7 +172,7 @@ static int read_cell(struct matrix *m, const json_t *j, struct cell *c, char *er
 			 status ? status : "?");
 		return -1;
 	}
-	read_values(m, json_object_get(j, "requested"), c->requested);
+	read_values(m, json_object_get(j, "requested"), 1, c->requested);
 	for (int s = 0; s < m->nsym; s++)
 		if (!c->requested[s]) {
 			snprintf(err, errlen, "a cell's requested %s is not y, m, n or unset",
@@ -184,8 +188,8 @@ static int read_cell(struct matrix *m, const json_t *j, struct cell *c, char *er
 	for (int s = 0; s < m->nsym; s++)
 		snprintf(c->predicted.why[s], sizeof(c->predicted.why[s]), "%s",
 			 get_string(explain, m->sym[s]) ? get_string(explain, m->sym[s]) : "");
-	read_values(m, json_object_get(j, "predicted"), c->predicted.value);
-	read_values(m, json_object_get(j, "resolved"), c->resolved);
+	read_values(m, json_object_get(j, "predicted"), 0, c->predicted.value);
+	read_values(m, json_object_get(j, "resolved"), 0, c->resolved);
 	for (int i = 0; i < m->nobs; i++) {
 		const char *want = get_string(predicted_obs, m->obs[i]);
 

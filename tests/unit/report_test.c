@@ -366,6 +366,22 @@ TEST(report_unset_cells_and_the_defaults_line)
 	CHECK(back.ncell == 4 && back_m.takes_unset[1]);
 	for (int i = 0; i < back.ncell; i++)
 		CHECK(back.cell[i].requested[1] == VALUE_UNSET);
+	plan_free(&back);
+	/* only a request is ever unset: a file whose resolved KCMP says so is read as no value */
+	{
+		const char *key = "\"resolved\": {\"EXPERT\": \"y\", \"KCMP\": \"";
+		char *at = strstr(json, key), *hostile;
+
+		CHECK(at != NULL);
+		if (at) {
+			at += strlen(key);
+			hostile = xasprintf("%.*sunset%s", (int)(at - json), json, at + 1);
+			CHECK(results_parse("matrix.json", hostile, strlen(hostile), &back_m, &back,
+					    &ri, err, sizeof(err)) == 0);
+			CHECK(back.ncell == 4 && back.cell[0].resolved[1] == 0);
+			free(hostile);
+		}
+	}
 	/* with no unset cell, no legend and no defaults line */
 	p.ncell = 0;
 	t = report_table(&m, &p);
