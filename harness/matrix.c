@@ -683,13 +683,9 @@ void matrix_set_type(struct matrix *m, int s, char type)
 
 void matrix_take_unset(struct matrix *m, int s, int on)
 {
-	size_t n = strlen(m->values[s]);
-
 	m->takes_unset[s] = on;
-	if (n && m->values[s][n - 1] == VALUE_UNSET)
-		m->values[s][--n] = 0;
-	if (on)
-		snprintf(m->values[s] + n, sizeof(m->values[s]) - n, "%c", VALUE_UNSET);
+	/* the values again from the type they hold (a tristate has m) */
+	matrix_set_type(m, s, strchr(m->values[s], 'm') ? 't' : 'b');
 }
 
 int matrix_set_unset(struct matrix *m, const char *list, char *err, size_t errlen)
@@ -731,7 +727,7 @@ void matrix_unset_in_pattern(struct matrix *m, const char *text)
 			continue;
 		*eq = 0;
 		s = matrix_symbol_index(m, w);
-		if (s >= 0 && !m->takes_unset[s])
+		if (s >= 0)
 			matrix_take_unset(m, s, 1);
 	}
 	free(copy);
