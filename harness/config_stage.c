@@ -44,12 +44,13 @@ static char *cell_request(const struct group *g, const struct cell *c, char key[
 	return requested;
 }
 
-/* Takes a cell's resolved config (text) or why it could not be resolved (why, kept in
+/* Takes cell i's resolved config (text) or why it could not be resolved (why, kept in
  * g->config_error for the judge): records the symbols it resolved to and its kernel's tag,
  * and writes it into the cell's directory. */
-static int cell_resolved(struct group *g, struct cell *c, const char *text, const char *why,
-			 char *err, size_t errlen)
+static int cell_resolved(struct group *g, int i, const char *text, const char *why, char *err,
+			 size_t errlen)
 {
+	struct cell *c = g->cells[i];
 	char *final;
 	int rc = 0;
 
@@ -57,9 +58,8 @@ static int cell_resolved(struct group *g, struct cell *c, const char *text, cons
 		return 0;
 	final = xasprintf("%s/config", c->dir);
 	if (!text) {
-		for (int i = 0; i < g->ncell; i++)	/* the judge reads it (run.c) */
-			if (g->cells[i] == c && !g->config_error[i])
-				g->config_error[i] = xstrdup(why ? why : "no config");
+		free(g->config_error[i]);	/* the judge reads it (run.c) */
+		g->config_error[i] = xstrdup(why ? why : "no config");
 	} else {
 		for (int s = 0; s < g->m->nsym; s++)
 			c->resolved[s] = kconfig_bool(text, g->m->sym[s], g->exists[s]);
@@ -184,32 +184,28 @@ static int same_request(char (*keys)[17], int n, const char *key)
 static int resolve_cells(struct group *g, char *err, size_t errlen)
 {
 	struct build_resolution *todo = xcalloc((size_t)g->ncell, sizeof(*todo));
-	struct cell **todo_cell = xcalloc((size_t)g->ncell, sizeof(*todo_cell));
 	char (*todo_key)[17] = xcalloc((size_t)g->ncell, sizeof(*todo_key));
-	int *same_as = xcalloc((size_t)g->ncell, sizeof(*same_as)), ntodo = 0, rc = 0;
+	int *todo_of = xcalloc((size_t)g->ncell, sizeof(*todo_of)), ntodo = 0, rc = 0;
 
 	for (int i = 0; i < g->ncell; i++)
-		same_as[i] = -1;	/* the todo entry whose request is this cell's too */
-
+		todo_of[i] = -1;	/* the todo entry that resolves cell i's request */
 	for (int i = 0; i < g->ncell && !rc; i++) {
 		struct cell *c = g->cells[i];
 		char key[17], *requested = cell_request(g, c, key);
 		char *text = cache_get_text(&g->cache, "resolved", key, "config");
-		int same = same_request(todo_key, ntodo, key);
 
-		if (text || same >= 0) {
-			if (text)
-				rc = cell_resolved(g, c, text, NULL, err, errlen);
-			else
-				same_as[i] = same;	/* resolved with that request, below */
+		if (text) {
+			rc = cell_resolved(g, i, text, NULL, err, errlen);
 			free(requested);
+		} else if ((todo_of[i] = same_request(todo_key, ntodo, key)) >= 0) {
+			free(requested);	/* an earlier cell's request: resolved once */
 		} else {
 			char *combo = plan_combo_name(g->m, c->combo);
 
 			todo[ntodo].requested = requested;
 			todo[ntodo].out_path = xasprintf("%s/%s.config", g->b.work_dir, combo);
 			memcpy(todo_key[ntodo], key, sizeof(key));
-			todo_cell[ntodo++] = c;
+			todo_of[i] = ntodo++;
 			free(combo);
 		}
 		free(text);
@@ -218,25 +214,21 @@ static int resolve_cells(struct group *g, char *err, size_t errlen)
 		use_kit(g);
 		rc = build_resolve_all(&g->b, todo, ntodo, err, errlen);
 	}
-	for (int k = 0; k < ntodo; k++) {
-		if (!rc && todo[k].text)
+	for (int k = 0; k < ntodo && !rc; k++)
+		if (todo[k].text)
 			cache_put_text(&g->cache, "resolved", todo_key[k], "config", todo[k].text);
-		if (!rc)
-			rc = cell_resolved(g, todo_cell[k], todo[k].text, todo[k].err, err, errlen);
-		for (int i = 0; i < g->ncell && !rc; i++)
-			if (same_as[i] == k)
-				rc = cell_resolved(g, g->cells[i], todo[k].text, todo[k].err, err,
-						   errlen);
-	}
+	for (int i = 0; i < g->ncell && !rc; i++)
+		if (todo_of[i] >= 0)
+			rc = cell_resolved(g, i, todo[todo_of[i]].text, todo[todo_of[i]].err, err,
+					   errlen);
 	for (int k = 0; k < ntodo; k++) {
 		free((char *)todo[k].requested);
 		free((char *)todo[k].out_path);
 		build_resolution_free(&todo[k]);
 	}
 	free(todo);
-	free(todo_cell);
 	free(todo_key);
-	free(same_as);
+	free(todo_of);
 	return rc;
 }
 
