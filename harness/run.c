@@ -68,12 +68,11 @@ struct arch_run {
 
 /* What the cell takes from its kernel's build: the log's tail, the figures (counted once, for
  * the cell that built it), the modules. */
-static void take_kernel(const struct group *g, struct cell *c, const struct build_outcome *bo,
-			const char *log, int built_here, int cached)
+static void take_kernel(struct cell *c, const struct build_outcome *bo, const char *log,
+			int built_here, int cached)
 {
 	char *tail = xasprintf("%s/build.log", c->dir);
 
-	(void)g;
 	write_log_tail(log, tail, 100);
 	free(tail);
 	c->build_seconds = built_here ? bo->seconds : 0;
@@ -145,7 +144,7 @@ static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 
 		if (c->status != CELL_PENDING || strcmp(c->kernel_tag, tag))
 			continue;
-		take_kernel(g, c, &bo, log, i == rep && !cached, cached);
+		take_kernel(c, &bo, log, i == rep && !cached, cached);
 		if (!bo.ok)
 			boot_forget_cell(c->dir);
 		else if (boot_cell(g, c, image, &boots, err, errlen))
