@@ -108,12 +108,11 @@ char *boot_command(const struct boot_req *r)
 
 int boot_run(const struct boot_req *r, struct boot_outcome *out, char *err, size_t errlen)
 {
-	char *cmdline, *chardev, *line = boot_command(r), *text = xasprintf("%s\n", line), *dir = NULL;
+	char *cmdline, *chardev, *dir = NULL;
 	const char **argv = boot_argv(r, &cmdline, &chardev);
 	struct spawn_result res;
 	int rc = 0;
 
-	write_file_atomic(r->cmd_path, text, strlen(text));
 	*out = (struct boot_outcome){ 0 };
 	unlink(r->log_path);
 	if (r->guest_log) {
@@ -134,8 +133,6 @@ int boot_run(const struct boot_req *r, struct boot_outcome *out, char *err, size
 		out->status = res.status;
 		out->seconds = res.seconds;
 	}
-	free(text);
-	free(line);
 	free(cmdline);
 	free(chardev);
 	free(dir);

@@ -19,7 +19,6 @@ struct boot_req {
 	const char *guest_log;		/* where the arch's guest channel goes (a file QEMU writes);
 					 * NULL: no channel (a shell's boot). QEMU runs in its
 					 * directory, so every other path must be absolute */
-	const char *cmd_path;		/* where the command line is recorded for reproducing */
 	double timeout;
 };
 
@@ -35,7 +34,8 @@ const char **boot_argv(const struct boot_req *r, char **cmdline, char **chardev)
 /* The QEMU command line a boot runs, as one quoted line (caller frees). */
 char *boot_command(const struct boot_req *r);
 
-/* Boots and waits. Returns -1 only when QEMU could not be started (err says why). */
+/* Boots and waits (the caller records the command line, boot_command, where it wants it).
+ * Returns -1 only when QEMU could not be started (err says why). */
 int boot_run(const struct boot_req *r, struct boot_outcome *out, char *err, size_t errlen);
 
 #endif

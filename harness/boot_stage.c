@@ -49,6 +49,8 @@ void boots_free(struct boots *b)
 	for (int i = 0; i < b->n; i++)
 		ktap_free(&b->attempt[i].log);
 	b->n = 0;
+	free(b->repro_qemu);
+	b->repro_qemu = NULL;
 }
 
 /* The files boot k of n leaves in the cell's directory: its console, then, where the arch has
@@ -107,7 +109,10 @@ static void remove_attempt_logs(const char *dir)
 	}
 }
 
-void boot_forget_cell(const char *dir)
+/* Removes what an earlier run's boots of the cell left in its directory (the consoles, the
+ * guest channel's logs, qemu.cmd): a cell whose kernel did not build this time was not
+ * booted, and must not show another run's boot as its own. */
+static void boot_forget_cell(const char *dir)
 {
 	static const char *const names[] = { "serial.log", "guest.log", "qemu.cmd" };
 
@@ -124,21 +129,19 @@ void boot_forget_cell(const char *dir)
  * console as serial.attempt-<k>.log, the last one as serial.log, and its guest channel beside
  * it (guest.attempt-<k>.log, guest.log) where the arch has one. The key names the format, so
  * an entry of another layout is a miss, never misread. Boots whose last one was the machine's
- * noise (judge_boot_retryable) are never kept: the next run boots again. */
-static void boot_key(const struct group *g, const struct cell *c, const struct boot_req *req,
-		     char key[17])
+ * noise (judge_boot_retryable) are never kept: the next run boots again. The command line
+ * names the kernel's path, which names its tag, and the guest channel's file bare (boot.c), so
+ * it is the same for every results directory and their boots share the entry. */
+static void boot_key(const struct group *g, const struct cell *c, const char *line,
+		     double timeout, char key[17])
 {
-	/* the line names the guest channel's file bare (boot.c), so it is the same for every
-	 * results directory and their boots share the entry */
-	char *line = boot_command(req), timeout[32], retries[16];
+	char seconds[32], retries[16];
 	const char *parts[] = { "boots 3", c->kernel_tag, g->ab->guest_hash, g->tools->emulator,
-				line, timeout, retries, NULL };
+				line, seconds, retries, NULL };
 
-	/* the kernel's path names its tag, so the command line is enough of a key */
-	snprintf(timeout, sizeof(timeout), "%g", req->timeout);
+	snprintf(seconds, sizeof(seconds), "%g", timeout);
 	snprintf(retries, sizeof(retries), "%d", g->o->boot_retries);
 	cache_key(key, parts);
-	free(line);
 }
 
 /* The boots from the cache into the cell's directory: 0, or -1 when the entry is missing or
@@ -252,8 +255,8 @@ static void keep_attempt(const struct group *g, const struct cell *c, int k)
 /* Boots the kernel until a boot is not the machine's noise (judge_boot_retryable) or the
  * retries are spent; each earlier attempt's console stays as serial.attempt-<k>.log (and its
  * channel as guest.attempt-<k>.log). */
-static int boot_afresh(struct group *g, struct cell *c, struct boot_req *req, struct boots *b,
-		       char *err, size_t errlen)
+static int boot_afresh(struct group *g, struct cell *c, const struct boot_req *req,
+		       struct boots *b, char *err, size_t errlen)
 {
 	char *combo = plan_combo_name(g->m, c->combo);
 	int rc = 0;
@@ -287,40 +290,83 @@ static int boot_afresh(struct group *g, struct cell *c, struct boot_req *req, st
 	return rc;
 }
 
-int boot_cell(struct group *g, struct cell *c, const char *kernel, struct boots *b, char *err,
-	      size_t errlen)
-{
+/* What a cell's boot is made of, made once: the guest's words, the paths (absolute: QEMU runs
+ * in the cell's directory, boot.h), the request, and its command line, which is the boots'
+ * cache key, the cell's qemu.cmd and what runs (kernel and line NULL: nothing to boot). */
+struct cell_boot {
 	char *args[MAX_GUEST_ARGS];
-	char *log_path = xasprintf("%s/serial.log", c->dir);
-	char *guest_log = xasprintf("%s/guest.log", c->dir);
-	char *cmd_path = xasprintf("%s/qemu.cmd", c->dir), *line, key[17];
+	char *log_path, *guest_log, *kernel, *initramfs, *qemu;
+	struct boot_req req;
+	char *line;
+};
+
+static void cell_boot_make(const struct group *g, const struct cell *c, const char *kernel,
+			   struct cell_boot *cb)
+{
 	const struct arch *a = &g->m->arch[c->arch];
-	/* QEMU runs in the cell's directory (boot.h): every path it is given is absolute */
-	char *kernel_abs = absolute_path(kernel), *initramfs_abs = absolute_path(g->ab->initramfs);
-	char *qemu_abs = g->o->qemu && strchr(g->o->qemu, '/') ? absolute_path(g->o->qemu) : NULL;
-	struct boot_req req = { .arch = a, .qemu = qemu_abs ? qemu_abs : g->o->qemu,
-				.kernel = kernel_abs, .initramfs = initramfs_abs, .guest_args = args,
-				.log_path = log_path, .guest_log = guest_log, .cmd_path = cmd_path,
-				.timeout = g->o->boot_timeout > 0 ? g->o->boot_timeout
-								  : a->boot_timeout };
+	const char *qemu = g->o->qemu;
+
+	guest_args(g, c, cb->args);
+	cb->log_path = xasprintf("%s/serial.log", c->dir);
+	cb->guest_log = xasprintf("%s/guest.log", c->dir);
+	cb->kernel = kernel ? absolute_path(kernel) : NULL;
+	cb->initramfs = absolute_path(g->ab->initramfs);
+	cb->qemu = qemu && strchr(qemu, '/') ? absolute_path(qemu) : NULL;
+	cb->req = (struct boot_req){ .arch = a, .qemu = cb->qemu ? cb->qemu : qemu,
+				     .kernel = cb->kernel, .initramfs = cb->initramfs,
+				     .guest_args = cb->args, .log_path = cb->log_path,
+				     .guest_log = cb->guest_log,
+				     .timeout = g->o->boot_timeout > 0 ? g->o->boot_timeout
+								      : a->boot_timeout };
+	cb->line = kernel ? boot_command(&cb->req) : NULL;
+}
+
+static void cell_boot_free(struct cell_boot *cb)
+{
+	for (int i = 0; cb->args[i]; i++)
+		free(cb->args[i]);
+	free(cb->log_path);
+	free(cb->guest_log);
+	free(cb->kernel);
+	free(cb->initramfs);
+	free(cb->qemu);
+	free(cb->line);
+}
+
+/* The QEMU line of reproduce.sh: the cell's boot with the kernel and the guest channel in
+ * the by-hand build directory (PLAN_REPRO_DIR) and the guest where the run took it. */
+static char *repro_line(const struct group *g, const struct cell_boot *cb)
+{
+	const struct arch *a = cb->req.arch;
+	char *kernel = xasprintf("%s/%s", PLAN_REPRO_DIR, a->image);
+	char *guest_log = xasprintf("%s/guest.log", PLAN_REPRO_DIR);
+	char *line = boot_command(&(struct boot_req){ .arch = a, .qemu = g->o->qemu,
+						      .kernel = kernel,
+						      .initramfs = g->ab->initramfs,
+						      .guest_args = cb->args,
+						      .guest_log = guest_log });
+
+	free(guest_log);
+	free(kernel);
+	return line;
+}
+
+/* The boots of a kernel that was built: from the cache, or booted afresh (and cached unless the
+ * last one was the machine's noise). */
+static int boot_built(struct group *g, struct cell *c, const struct cell_boot *cb,
+		      struct boots *b, char *err, size_t errlen)
+{
+	char *cmd_path = xasprintf("%s/qemu.cmd", c->dir), *text = xasprintf("%s\n", cb->line);
+	char key[17];
 	int rc = 0;
 
-	*b = (struct boots){ .timeout = req.timeout };
-	guest_args(g, c, args);
-	snprintf(b->kernel_id, sizeof(b->kernel_id), "%s", args[0] + strlen("KCMPM_ID="));
-	boot_key(g, c, &req, key);
+	if (write_file_atomic(cmd_path, text, strlen(text)))
+		warn("cannot write '%s':", cmd_path);
+	boot_key(g, c, cb->line, cb->req.timeout, key);
 	remove_attempt_logs(c->dir);
 	c->boot_cached = reuse_boots(g, c, key, b) == 0;
-	if (c->boot_cached) {
-		char *command = boot_command(&req);
-
-		line = xasprintf("%s\n", command);
-		if (write_file_atomic(cmd_path, line, strlen(line)))
-			warn("cannot write '%s':", cmd_path);
-		free(command);
-		free(line);
-	} else {
-		rc = boot_afresh(g, c, &req, b, err, errlen);
+	if (!c->boot_cached) {
+		rc = boot_afresh(g, c, &cb->req, b, err, errlen);
 		/* boots that ended in the machine's noise say nothing of the kernel: not kept, so
 		 * the next run boots it again */
 		if (rc == 0 && !judge_boot_retryable(&b->attempt[b->n - 1]))
@@ -329,35 +375,27 @@ int boot_cell(struct group *g, struct cell *c, const char *kernel, struct boots 
 	for (int k = 0; k < b->n && !c->boot_cached; k++)
 		c->boot_seconds += b->attempt[k].outcome.seconds;
 	c->attempts = b->n;
-	if (rc)
-		boots_free(b);
-	for (int i = 0; args[i]; i++)
-		free(args[i]);
-	free(log_path);
-	free(guest_log);
+	free(text);
 	free(cmd_path);
-	free(kernel_abs);
-	free(initramfs_abs);
-	free(qemu_abs);
 	return rc;
 }
 
-void boot_record_repro(const struct group *g, struct cell *c)
+int boot_cell(struct group *g, struct cell *c, const char *kernel, struct boots *b, char *err,
+	      size_t errlen)
 {
-	const struct arch *a = &g->m->arch[c->arch];
-	char *kernel = xasprintf("%s/%s", PLAN_REPRO_DIR, a->image);
-	char *guest_log = xasprintf("%s/guest.log", PLAN_REPRO_DIR);
-	char *args[MAX_GUEST_ARGS];
+	struct cell_boot cb = { 0 };
+	int rc = 0;
 
-	guest_args(g, c, args);
-	free(c->repro_qemu);
-	c->repro_qemu = boot_command(&(struct boot_req){ .arch = a, .qemu = g->o->qemu,
-							  .kernel = kernel,
-							  .initramfs = g->ab->initramfs,
-							  .guest_args = args,
-							  .guest_log = guest_log });
-	for (int i = 0; args[i]; i++)
-		free(args[i]);
-	free(guest_log);
-	free(kernel);
+	/* a kernel that did not build is not booted, but its reproducer boots what it builds */
+	cell_boot_make(g, c, kernel, &cb);
+	*b = (struct boots){ .timeout = cb.req.timeout, .repro_qemu = repro_line(g, &cb) };
+	snprintf(b->kernel_id, sizeof(b->kernel_id), "%s", cb.args[0] + strlen("KCMPM_ID="));
+	if (!kernel)
+		boot_forget_cell(c->dir);
+	else
+		rc = boot_built(g, c, &cb, b, err, errlen);
+	if (rc)
+		boots_free(b);
+	cell_boot_free(&cb);
+	return rc;
 }

@@ -12,24 +12,20 @@
 
 enum { MAX_GUEST_ARGS = 1 + MAX_OBSERVABLES + MAX_GUEST_CONFIG + 1 + 1, MAX_BOOT_ATTEMPTS = 8 };
 
-/* Records in the cell the QEMU line that boots its kernel by hand, built as
- * build_record_repro says (reproducer.h). */
-void boot_record_repro(const struct group *g, struct cell *c);
-/* Removes what an earlier run's boots of the cell left in its directory (the consoles, the
- * guest channel's logs, qemu.cmd): a cell whose kernel did not build this time was not
- * booted, and must not show another run's boot as its own. */
-void boot_forget_cell(const char *dir);
 /* A cell's boots, first to last, with what the judge needs to read them. */
 struct boots {
 	int n;
 	struct boot_attempt attempt[MAX_BOOT_ATTEMPTS];
 	double timeout;		/* seconds each boot had */
 	char kernel_id[64];	/* the tag the kernel was built with, as the guest is told it */
+	char *repro_qemu;	/* the QEMU line that boots it by hand (reproducer.h) */
 };
 
-/* Boots the cell's kernel (or takes its boots from the cache) into b (boots_free), and
- * records in the cell how long they took and how many there were. Returns -1 with why in err
- * when the harness cannot go on (b is then empty). */
+/* Boots the cell's kernel (or takes its boots from the cache) into b (boots_free), with the
+ * QEMU line that boots it by hand, and records in the cell how long they took and how many
+ * there were. kernel NULL: it did not build; b holds that line alone, and the cell's directory
+ * loses an earlier run's boots. Returns -1 with why in err when the harness cannot go on (b is
+ * then empty). */
 int boot_cell(struct group *g, struct cell *c, const char *kernel, struct boots *b, char *err,
 	      size_t errlen);
 void boots_free(struct boots *b);

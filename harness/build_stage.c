@@ -3,7 +3,6 @@
 #include "build_stage.h"
 #include "build.h"
 #include "progress.h"
-#include "config_stage.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -69,7 +68,7 @@ int job_order(const void *a, const void *b)
 }
 
 /* The last lines of a build log, for the cell's directory. */
-void write_log_tail(const char *log_path, const char *out_path, int lines)
+static void write_log_tail(const char *log_path, const char *out_path, int lines)
 {
 	size_t len;
 	char *log = read_file(log_path, &len);
@@ -128,18 +127,14 @@ static struct spawn_server *syncconfig_for(struct group *g)
 {
 	struct arch_build *ab = g->ab;
 	struct spawn_server *s = &ab->syncconfig[g->variant];
-	char why[600], *memo_dir;
-	int rc;
+	char why[600];
 
 	if (s->pid > 0)
 		return s;
 	if (!g->o->resolver_src || ab->syncconfig_off[g->variant] || !resolver_ready(&ab->b))
 		return NULL;
 	/* its environment is the kit's but for srctree (the worktree): the kit's memo serves */
-	memo_dir = g->identity ? kit_dir(g) : NULL;
-	rc = resolver_serve(&ab->b, g->o->resolver_src, memo_dir, s, why, sizeof(why));
-	free(memo_dir);
-	if (rc == 0)
+	if (resolver_serve(&ab->b, g->o->resolver_src, g->memo_dir, s, why, sizeof(why)) == 0)
 		return s;
 	warn("%s; Kbuild syncs the configuration of each %s %s kernel itself", why,
 	     g->m->arch[g->arch].name, g->m->variant[g->variant].name);
@@ -147,21 +142,18 @@ static struct spawn_server *syncconfig_for(struct group *g)
 	return NULL;
 }
 
-/* The kernel of the cell rep: from the cache, or built (see build_stage.h). */
-int build_kernel_cached(struct group *g, const struct cell *rep, struct build_outcome *bo,
-			int *cached, char *err, size_t errlen)
+/* The kernel k->image of the cell rep, built (k->outcome says how it went) in the arch's
+ * worktree and build directory, and cached unless the build timed out or the machine spoilt
+ * it (tried once more then). Returns -1 with why in err when the harness cannot go on. */
+static int build_afresh(struct group *g, const struct cell *rep, struct kernel *k, char *err,
+			size_t errlen)
 {
 	const char *tag = rep->kernel_tag;
-	char *config, *image, *log, *id;
+	struct build_outcome *bo = &k->outcome;
+	char *config = xasprintf("%s/config", rep->dir);
+	char *id = xasprintf("%s %s", g->m->variant[g->variant].name, g->vt->stamp);
 	int rc = -1;
 
-	*cached = reuse_kernel(g, tag, bo);
-	if (*cached)
-		return 0;
-	config = xasprintf("%s/config", rep->dir);
-	image = kernel_file(g, tag, "image");
-	log = kernel_file(g, tag, "build.log");
-	id = xasprintf("%s %s", g->m->variant[g->variant].name, g->vt->stamp);
 	if (worktree_switch(&g->ab->wt, g->vt->path, id, err, errlen) ||
 	    use_build_dir(g, rep, err, errlen))
 		goto out;
@@ -171,13 +163,13 @@ int build_kernel_cached(struct group *g, const struct cell *rep, struct build_ou
 	/* a rebuild (--force all, or after a timeout) starts the entry anew: nothing of an earlier
 	 * build, a "failed" mark least of all, outlives it */
 	cache_begin(&g->cache, g->kernel_kind, tag);
-	if (build_kernel(&g->ab->b, config, tag, log, image, bo, err, errlen))
+	if (build_kernel(&g->ab->b, config, tag, k->log, k->image, bo, err, errlen))
 		goto out;
 	if (bo->machine_fault) {	/* the machine's noise: once more */
 		progress_line(g->pg, 0, "%s %s kernel %s: %s; building it again",
 			      g->m->arch[g->arch].name, g->m->variant[g->variant].name, tag,
 			      bo->first_error);
-		if (build_kernel(&g->ab->b, config, tag, log, image, bo, err, errlen))
+		if (build_kernel(&g->ab->b, config, tag, k->log, k->image, bo, err, errlen))
 			goto out;
 	}
 	g->ab->built++;
@@ -192,14 +184,48 @@ int build_kernel_cached(struct group *g, const struct cell *rep, struct build_ou
 	rc = 0;
 out:
 	free(id);
-	free(log);
-	free(image);
 	free(config);
 	return rc;
 }
 
-void build_record_repro(const struct group *g, struct cell *c)
+int build_stage_kernel(struct group *g, const struct cell *rep, struct kernel *k, char *err,
+		       size_t errlen)
 {
+	const char *tag = rep->kernel_tag;
+
+	*k = (struct kernel){ .image = cache_file(g->o->cache_dir, g->kernel_kind, tag, "image"),
+			      .log = cache_file(g->o->cache_dir, g->kernel_kind, tag, "build.log"),
+			      /* the group's config context: the by-hand build needs no build
+			       * directory of the harness's */
+			      .repro_make = build_reproducer(&g->b, tag, g->modules,
+							     PLAN_REPRO_DIR) };
+	k->cached = reuse_kernel(g, tag, &k->outcome);
+	if (k->cached || build_afresh(g, rep, k, err, errlen) == 0)
+		return 0;
+	kernel_free(k);
+	return -1;
+}
+
+void kernel_to_cell(const struct kernel *k, struct cell *c, int built_here)
+{
+	const struct build_outcome *bo = &k->outcome;
+	char *tail = xasprintf("%s/build.log", c->dir);
+
+	write_log_tail(k->log, tail, 100);
+	free(tail);
+	c->build_seconds = built_here ? bo->seconds : 0;
+	c->kernel_synced = built_here && bo->synced;
+	c->kernel_cached = k->cached;
+	c->built = bo->ok;
+	c->modules = bo->ok ? xstrdup(bo->modules) : NULL;
 	free(c->repro_make);
-	c->repro_make = build_reproducer(&g->b, c->kernel_tag, g->modules, PLAN_REPRO_DIR);
+	c->repro_make = xstrdup(k->repro_make);
+}
+
+void kernel_free(struct kernel *k)
+{
+	free(k->image);
+	free(k->log);
+	free(k->repro_make);
+	*k = (struct kernel){ 0 };
 }

@@ -24,14 +24,23 @@ struct kernel_job {
 int add_jobs(struct group *g, struct kernel_job *jobs, int k);
 /* qsort comparator of kernel jobs: the build order. */
 int job_order(const void *a, const void *b);
-/* The kernel of the cell rep (every cell with its kernel tag shares it): *cached says whether
- * it came from the cache; bo says how the build went. Returns -1 with why in err when the
- * harness cannot go on (a build failure is an outcome, not an error). */
-int build_kernel_cached(struct group *g, const struct cell *rep, struct build_outcome *bo,
-			int *cached, char *err, size_t errlen);
-/* Records in the cell the make commands that build its kernel by hand (reproducer.h). */
-void build_record_repro(const struct group *g, struct cell *c);
-/* The last lines of a build log, for the cell's directory. */
-void write_log_tail(const char *log_path, const char *out_path, int lines);
+/* A kernel as the build stage hands it to the cells that share it. */
+struct kernel {
+	struct build_outcome outcome;
+	int cached;		/* taken from the cache, not built by this run */
+	char *image;		/* its cache entry's files */
+	char *log;
+	char *repro_make;	/* the make commands that build it by hand (reproducer.h) */
+};
+
+/* The kernel of the cell rep (every cell with its kernel tag shares it), from the cache or
+ * built, into k (kernel_free). Returns -1 with why in err when the harness cannot go on (a
+ * build failure is an outcome, not an error). */
+int build_stage_kernel(struct group *g, const struct cell *rep, struct kernel *k, char *err,
+		       size_t errlen);
+/* What a cell takes from its kernel: the build log's tail in its directory, the build's
+ * figures (counted for the cell built_here only), the modules, the by-hand make commands. */
+void kernel_to_cell(const struct kernel *k, struct cell *c, int built_here);
+void kernel_free(struct kernel *k);
 
 #endif

@@ -76,8 +76,9 @@ static int cell_resolved(struct group *g, int i, const char *text, const char *w
 /* Where the Kconfig kit (resolver.h) of a group's configs is: one per tree and arch, built from
  * the pristine tree and shared by every variant whose series leaves alone what Kconfig's
  * $(shell) runs and how Kbuild calls conf; a variant whose series patches that has one of its
- * own, built from its tree (variant.h's own_kconfig). Caller frees. */
-char *kit_dir(const struct group *g)
+ * own, built from its tree (variant.h's own_kconfig). Its $(shell) memo serves the builds'
+ * syncs too (struct group's memo_dir). Caller frees. */
+static char *kit_dir(const struct group *g)
 {
 	const char *aname = g->m->arch[g->arch].name, *vname = g->m->variant[g->variant].name;
 
@@ -306,6 +307,7 @@ int config_group(struct group *g, struct plan *p, char *err, size_t errlen)
 				       .reuse_boots = g->identity && g->o->force == FORCE_NONE,
 				       .store = g->identity != NULL };
 	g->resolver_id = resolver_identity(g->o->resolver_src);
+	g->memo_dir = g->identity ? kit_dir(g) : NULL;
 	if (!g->resolver_id) {
 		snprintf(err, errlen, "cannot read the Kconfig resolver '%s': %s", g->o->resolver_src,
 			 strerror(errno));

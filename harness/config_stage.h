@@ -27,9 +27,6 @@ void prefetch_configs(const struct run_opts *o, const struct matrix *m, struct t
 void remove_kits(const struct run_opts *o, const struct matrix *m, const struct tree *t,
 		 struct plan *p, const struct variant_tree *vts, char (*exists)[MAX_SYMBOLS],
 		 const struct arch_tools *tools);
-/* The group's Kconfig kit's directory (its $(shell) memo serves the build's syncs too). Caller
- * frees. */
-char *kit_dir(const struct group *g);
 /* The directory of the $(shell) memos every tree's kits share. Caller frees. */
 char *toolchain_memo_dir(const struct run_opts *o);
 

@@ -66,35 +66,19 @@ struct arch_run {
 	char err[1024];
 };
 
-/* What the cell takes from its kernel's build: the log's tail, the figures (counted once, for
- * the cell that built it), the modules. */
-static void take_kernel(struct cell *c, const struct build_outcome *bo, const char *log,
-			int built_here, int cached)
-{
-	char *tail = xasprintf("%s/build.log", c->dir);
-
-	write_log_tail(log, tail, 100);
-	free(tail);
-	c->build_seconds = built_here ? bo->seconds : 0;
-	c->kernel_synced = built_here && bo->synced;
-	c->kernel_cached = cached;
-	c->built = bo->ok;
-	c->modules = bo->ok ? xstrdup(bo->modules) : NULL;
-}
-
 /* The cell's verdict, the one place a cell of a run that builds is judged: from why its config
  * could not be resolved, else from its build's outcome and, when it built, its boots. */
 static void judge_once(const struct group *g, struct cell *c, const char *config_error,
-		       const struct build_outcome *bo, const struct boots *b)
+		       const struct kernel *k, const struct boots *b)
 {
 	struct judge_input in = { .m = g->m, .config_error = config_error };
 
 	if (config_error) {
 		/* nothing was built or booted */
-	} else if (!bo->ok) {
-		in.build_error = bo->first_error;
-		in.build_timed_out = bo->timed_out;
-		in.build_machine_fault = bo->machine_fault;
+	} else if (!k->outcome.ok) {
+		in.build_error = k->outcome.first_error;
+		in.build_timed_out = k->outcome.timed_out;
+		in.build_machine_fault = k->outcome.machine_fault;
 	} else {
 		in.nattempt = b->n;
 		in.attempt = b->attempt;
@@ -105,12 +89,13 @@ static void judge_once(const struct group *g, struct cell *c, const char *config
 	judge_cell(&in, c);
 }
 
-/* Writes what a judged cell needs beside its verdict: how to do each step by hand (from the
- * stages that did it) and its reproduce.sh; then the cell is done. */
-static void record_cell(struct group *g, struct cell *c)
+/* Writes what a judged cell needs beside its verdict: its reproduce.sh, from the by-hand
+ * commands its kernel and its boots came with; then the cell is done. */
+static void record_cell(struct group *g, struct cell *c, struct boots *b)
 {
-	build_record_repro(g, c);
-	boot_record_repro(g, c);
+	free(c->repro_qemu);
+	c->repro_qemu = b->repro_qemu;
+	b->repro_qemu = NULL;
 	write_reproducer(g->m, c, g->t->version);
 	cell_done(g, c);
 }
@@ -127,36 +112,30 @@ static void judge_config_errors(struct group *g)
 }
 
 /* One kernel and every cell of the group that shares it: built (or taken from the cache),
- * then each cell booted, judged once, and recorded. */
+ * then each cell given it, booted, judged once, and recorded. */
 static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 {
 	const char *tag = g->cells[rep]->kernel_tag;
-	char *image = kernel_file(g, tag, "image");
-	char *log = kernel_file(g, tag, "build.log");
-	struct build_outcome bo;
-	int cached, rc = -1;
+	struct kernel k;
+	int rc = 0;
 
-	if (build_kernel_cached(g, g->cells[rep], &bo, &cached, err, errlen))
-		goto out;
-	for (int i = 0; i < g->ncell; i++) {
+	if (build_stage_kernel(g, g->cells[rep], &k, err, errlen))
+		return -1;
+	for (int i = 0; i < g->ncell && rc == 0; i++) {
 		struct cell *c = g->cells[i];
-		struct boots boots = { 0 };
+		struct boots boots;
 
 		if (c->status != CELL_PENDING || strcmp(c->kernel_tag, tag))
 			continue;
-		take_kernel(c, &bo, log, i == rep && !cached, cached);
-		if (!bo.ok)
-			boot_forget_cell(c->dir);
-		else if (boot_cell(g, c, image, &boots, err, errlen))
-			goto out;
-		judge_once(g, c, NULL, &bo, &boots);
-		boots_free(&boots);
-		record_cell(g, c);
+		kernel_to_cell(&k, c, i == rep && !k.cached);
+		rc = boot_cell(g, c, k.outcome.ok ? k.image : NULL, &boots, err, errlen);
+		if (rc == 0) {
+			judge_once(g, c, NULL, &k, &boots);
+			record_cell(g, c, &boots);
+			boots_free(&boots);
+		}
 	}
-	rc = 0;
-out:
-	free(image);
-	free(log);
+	kernel_free(&k);
 	return rc;
 }
 

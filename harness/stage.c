@@ -72,6 +72,7 @@ void group_free(struct group *g)
 	free(g->cells);
 	free(g->kernel_kind);
 	free(g->resolver_id);
+	free(g->memo_dir);
 	free(g->b.build_dir);
 	free(g->b.work_dir);
 	free(g->base);
@@ -104,9 +105,4 @@ void cell_done(struct group *g, struct cell *c)
 	note_how_far(done, pg->total);
 	free(combo);
 	__atomic_store_n(&c->finished, 1, __ATOMIC_RELEASE);
-}
-
-char *kernel_file(const struct group *g, const char *tag, const char *file)
-{
-	return cache_file(g->o->cache_dir, g->kernel_kind, tag, file);
 }

@@ -36,6 +36,8 @@ struct group {
 	const char *identity;		/* the tree's identity; NULL: mutable, nothing cached */
 	struct cache_use cache;		/* what it may do with the cache */
 	char *resolver_id;		/* what resolves its configs (resolver_identity) */
+	char *memo_dir;			/* its kit's directory, whose $(shell) memo the
+					 * builds' sync server shares; NULL: nothing cached */
 	char *kernel_kind;		/* cache kind of this group's kernels */
 	int modules;			/* the base has MODULES: kernels are built with modules */
 	struct progress *pg;		/* the run's progress display */
@@ -90,9 +92,6 @@ int group_pairs(const struct matrix *m, const struct plan *p, const struct varia
 char *cell_dir(const struct group *g, const struct cell *c);
 /* The cache kind of a group's kernels: kernels/<tree>/<variant>/<arch>. Caller frees. */
 char *kernel_kind(const struct tree *t, const struct matrix *m, int variant, int arch);
-/* A file of the cache entry of the group's kernel with this tag (image, build.log...). Caller
- * frees. */
-char *kernel_file(const struct group *g, const char *tag, const char *file);
 /* What an interrupted run says on its way out: how far it got (spawn's exit note). */
 void note_how_far(int done, int total);
 /* A judged cell: its line in the log, and the mark that it is finished (plan.h). */
