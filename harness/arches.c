@@ -1,7 +1,7 @@
 /* arches: see arches.h. */
 #define _GNU_SOURCE
 #include "arches.h"
-#include "conf.h"
+#include "conf_file.h"
 #include "util.h"
 
 #include <math.h>

@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "matrix.h"
 #include "arches.h"
-#include "conf.h"
+#include "conf_file.h"
 #include "util.h"
 
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* rules: see rules.h. */
 #define _GNU_SOURCE
 #include "rules.h"
-#include "conf.h"
+#include "conf_file.h"
 #include "rules_expr.h"
 #include "util.h"
 

@@ -1,7 +1,7 @@
 /* Loading the matrix description, and what a broken one says. */
 #define _GNU_SOURCE
 #include "check.h"
-#include "conf.h"
+#include "conf_file.h"
 #include "matrix.h"
 #include "util.h"
 

@@ -1,6 +1,6 @@
-/* conf: see conf.h. */
+/* conf_file: see conf_file.h. */
 #define _GNU_SOURCE
-#include "conf.h"
+#include "conf_file.h"
 #include "util.h"
 
 #include <ctype.h>

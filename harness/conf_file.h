@@ -1,4 +1,4 @@
-/* conf: the line format shared by every file under matrix/.
+/* conf_file: the line format shared by every file under matrix/.
  *
  * A file is a list of lines; '#' starts a comment ("\#" is a '#' of the line); blank lines are
  * skipped. Each line is split
@@ -9,8 +9,8 @@
  * This module only splits; each owner (matrix.c, rules.c) gives the words meaning and reports
  * errors as "path:line: what is wrong".
  */
-#ifndef KCMPM_CONF_H
-#define KCMPM_CONF_H
+#ifndef KCMPM_CONF_FILE_H
+#define KCMPM_CONF_FILE_H
 
 #include <stddef.h>
 
