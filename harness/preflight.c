@@ -177,7 +177,10 @@ static void check_qemu(const struct arch *a, const char *dir, struct problems *p
 	int started;
 
 	unlink(log);
-	started = spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 30 },
+	/* in dir, as a boot runs in the cell's directory (boot.h): the channel's file, named bare
+	 * on the line, goes there and not into whatever directory the run was started from */
+	started = spawn_run(&(struct spawn_req){ .argv = argv, .log_path = log, .timeout = 30,
+						 .cwd = dir },
 			    &res) == 0;
 	pkgs = matrix_arch_packages(a);
 	if (!started) {
