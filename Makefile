@@ -65,7 +65,7 @@ OLD    ?=
 NEW    ?=
 SHARDS ?=
 
-.PHONY: all matrix plan cell shell diff merge harness-deps test test-binaries test-deps fresh-check nightly-check debug-check chaos bench fuzz deps clean clean-cache prune-cache verify-cache
+.PHONY: all matrix plan cell shell diff merge harness-deps test test-binaries test-deps fresh-check arch-check nightly-check debug-check chaos bench fuzz deps clean clean-cache prune-cache verify-cache
 
 all: $(BUILD)/kcmp-matrix
 
@@ -94,7 +94,7 @@ harness-deps:
 	@scripts/ensure-deps $(HARNESS_PACKAGES)
 
 deps:
-	@TREES='$(TREES)' QUESTION_DIR='$(if $(QUESTION),questions/$(QUESTION),matrix)' scripts/ensure-deps
+	@TREES='$(TREES)' ARCH='$(ARCH)' QUESTION_DIR='$(if $(QUESTION),questions/$(QUESTION),matrix)' scripts/ensure-deps
 
 matrix: deps $(BUILD)/kcmp-matrix
 	$(BUILD)/kcmp-matrix $(HARNESS_ARGS)$(accept_fail)
@@ -138,11 +138,18 @@ test-binaries: $(BUILD)/unit-tests $(BUILD)/e2e-tests $(BUILD)/kcmp-matrix-san
 # busybox-static for make shell, a browser for the page and xmllint for the JUnit schema.
 test-deps: deps
 	@scripts/ensure-deps python3 python3-jsonschema python3-yaml busybox-static chromium libxml2-utils
+	@# the plan of every arch (e2e) runs Kconfig with each arch's compiler
+	@ARCH=all scripts/ensure-deps --compilers
 
 # A new Debian 12 root (debootstrap), a clean clone of this repository's HEAD in it, and there
 # make test's set-up from nothing, the preflight on both arches and one real cell per arch.
 fresh-check:
 	@scripts/fresh-check
+
+# One real cell per extra arch (i386, armhf, riscv64, ppc64el, s390x), cold: their packages,
+# five clean kernel builds, five boots in each arch's QEMU (scripts/arch-check).
+arch-check:
+	@scripts/arch-check
 
 # The nightly workflow's own steps (.github/workflows/nightly.yml), each job in a new Debian 12
 # root as its container is: two shards of four real cells (one stopped midway), the merge, the

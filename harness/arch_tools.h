@@ -5,6 +5,8 @@
 #ifndef KCMPM_ARCH_TOOLS_H
 #define KCMPM_ARCH_TOOLS_H
 
+#include "matrix.h"
+
 struct arch_tools {
 	char *initramfs;		/* the guest, packed; NULL for an arch the run does not use */
 	char *guest_init;		/* the guest program it packs (guest_prepare_selftest packs it
@@ -15,6 +17,8 @@ struct arch_tools {
 	char emulator[17];		/* of QEMU's version and the QEMU program */
 	char **tests;			/* the guest's tests in order (guest_tests), which every
 					 * boot must report */
+	long syscall_nr[MAX_SYSCALLS];	/* [i]: the number of the matrix's syscalls[i] in the
+					 * arch's C library headers (syscalls.h) */
 };
 
 /* Frees what preflight() filled in for narch arches (preflight.c). */

@@ -144,6 +144,24 @@ static int guest_channel(struct arch *a, const struct conf_line *l, const char *
 	return 0;
 }
 
+/* "kconfig NAME=VALUE...": the arch's values of the rules' arch symbols (rules.h). */
+static int arch_kconfig(struct arch *a, const struct conf_line *l, const char *where, char *err,
+			size_t errlen)
+{
+	for (int i = 1; i < l->nword; i++) {
+		const char *w = l->word[i], *eq = strchr(w, '=');
+
+		if (!eq || eq == w || !eq[1] || eq[2] || !strchr("ymn", eq[1])) {
+			snprintf(err, errlen, "%s: expected 'kconfig SYMBOL=y|m|n ...', got '%s'", where,
+				 w);
+			return -1;
+		}
+	}
+	free_strings(a->kconfig);
+	a->kconfig = conf_words(l, 1);
+	return 0;
+}
+
 /* Sets one attribute of an arch from an indented line. */
 static int arch_attribute(struct arch *a, const struct conf_line *l, const char *where, char *err,
 			  size_t errlen)
@@ -172,6 +190,18 @@ static int arch_attribute(struct arch *a, const struct conf_line *l, const char 
 	}
 	if (!strcmp(kw, "guest-channel"))
 		return guest_channel(a, l, where, err, errlen);
+	if (!strcmp(kw, "kconfig"))
+		return arch_kconfig(a, l, where, err, errlen);
+	if (!strcmp(kw, "syscall-table")) {
+		if (l->nword < 2 || l->word[1][0] == '/' || strstr(l->word[1], "..")) {
+			snprintf(err, errlen, "%s: expected 'syscall-table PATH [ABI...]', PATH in "
+				 "the kernel tree", where);
+			return -1;
+		}
+		free_strings(a->syscall_table);
+		a->syscall_table = conf_words(l, 1);
+		return 0;
+	}
 	if (l->nword != 2) {
 		snprintf(err, errlen, "%s: '%s' takes exactly one value", where, kw);
 		return -1;

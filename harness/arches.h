@@ -28,6 +28,8 @@ enum guest_channel {
 
 struct arch {
 	char *name;
+	int extra;		/* matrix.conf's extra-arches: in a run when named, or with --arch
+				 * all; not by default */
 	char *kernel_arch;	/* ARCH= */
 	char *cross_compile;	/* CROSS_COMPILE=, "" for native */
 	char *make_target;
@@ -38,6 +40,10 @@ struct arch {
 	double boot_timeout;
 	double build_timeout;	/* seconds one kernel build may take */
 	char **packages;	/* Debian packages of its compiler, C library and QEMU; NULL-terminated */
+	char **syscall_table;	/* the tree's file that numbers its system calls, then the
+				 * ABIs its kernel takes from it (syscalls.h); NULL: none */
+	char **kconfig;		/* its values of the rules' arch symbols, "NAME=VALUE";
+				 * NULL-terminated, or NULL */
 	enum guest_channel channel;	/* the guest's own console for its KTAP (guest-channel) */
 	unsigned channel_major, channel_minor;	/* its device in the guest */
 	struct console_marks marks;	/* the console lines that are a crash or a kernel

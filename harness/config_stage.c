@@ -282,6 +282,31 @@ static char *base_config(struct group *g, char *err, size_t errlen)
 	return text;
 }
 
+/* The arch symbols the variant's rules name (rules.h) have, in the group's base config, the
+ * values arches.conf gives them and the predictions used: else the question is wrong, not
+ * the kernel. Returns 0, or -1 with what differs in err. */
+static int arch_symbols_hold(const struct group *g, char *err, size_t errlen)
+{
+	const struct rules *r = &g->m->variant[g->variant].rules;
+	const struct arch *a = &g->m->arch[g->arch];
+
+	for (int i = 0; i < r->narch_sym; i++) {
+		char said = rules_arch_value(a->kconfig, r->arch_sym[i]);
+		char has = kconfig_bool(g->base, r->arch_sym[i], 1);
+
+		if (!has)	/* not set, or not a symbol of this arch: Kconfig takes it as n */
+			has = 'n';
+		if (said != has) {
+			snprintf(err, errlen, "%s: arch '%s' gives %s=%c, but its base config for %s "
+				 "(%s) has %s=%c; correct its kconfig line", g->m->arches_file,
+				 a->name, r->arch_sym[i], said, g->t->tag,
+				 g->m->variant[g->variant].name, r->arch_sym[i], has);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* The group's configs: its base, then every cell's resolved config (both from the cache when
  * they were made before). Config targets run in the variant's own tree and a small build
  * directory of their own; kernels are built elsewhere (struct arch_build). */
@@ -321,7 +346,7 @@ int config_group(struct group *g, struct plan *p, char *err, size_t errlen)
 		progress_doing(g->pg, "%s %s: base config and %d cell configs", aname, vname,
 			       g->ncell);
 	g->base = base_config(g, err, errlen);
-	if (!g->base)
+	if (!g->base || arch_symbols_hold(g, err, errlen))
 		return -1;
 	g->modules = kconfig_bool(g->base, "MODULES", 1) == 'y';
 	for (int i = 0; i < g->ncell; i++) {

@@ -16,6 +16,7 @@
 #include "diff.h"
 #include "matrix.h"
 #include "merge.h"
+#include "syscalls.h"
 #include "options.h"
 #include "plan.h"
 #include "preflight.h"
@@ -465,6 +466,10 @@ static int run_command(struct options *o, struct matrix *m)
 	clean_up_after_a_killed_run(o);
 	check_machine(o, m, arch_used, tree_used, tools);
 	open_trees(o, m, tree_used, trees);
+	/* a plan compiles no guest: its C library's numbers were not read */
+	if (!o->run.config_only &&
+	    syscalls_check(m, trees, tree_used, arch_used, tools, err, sizeof(err)))
+		die("%s", err);
 	take_symbol_types(m, trees, tree_used);
 	if (plan_make(m, &o->filter, &p, err, sizeof(err)) ||
 	    (o->previous && plan_index(m, &previous, err, sizeof(err))))

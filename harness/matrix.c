@@ -338,13 +338,23 @@ static int matrix_conf_line(struct matrix *m, const struct conf_line *l, const c
 		return -1;
 	if (!strcmp(kw, "symbols"))
 		return symbols_line(m, l, path, err, errlen);
-	if (!strcmp(kw, "arches") || !strcmp(kw, "variants")) {
-		char ***list = kw[0] == 'a' ? arches : variants;
+	if (!strcmp(kw, "arches") || !strcmp(kw, "variants") || !strcmp(kw, "extra-arches")) {
+		char ***list = kw[0] == 'a' ? arches : kw[0] == 'v' ? variants : &m->extra_arches;
 
 		if (listed_twice(l, path, err, errlen))
 			return -1;
 		free_strings(*list);
 		*list = conf_words(l, 1);
+		return 0;
+	}
+	if (!strcmp(kw, "syscalls")) {
+		if (l->nword - 1 > MAX_SYSCALLS) {
+			snprintf(err, errlen, "%s:%d: at most %d syscalls", path, l->lineno,
+				 MAX_SYSCALLS);
+			return -1;
+		}
+		free_strings(m->syscalls);
+		m->syscalls = conf_words(l, 1);
 		return 0;
 	}
 	if (!strcmp(kw, "base")) {
@@ -507,6 +517,70 @@ static int same_observables(struct matrix *m, char *err, size_t errlen)
 	return 0;
 }
 
+/* The arches of matrix.conf's arches line, then those of its extra-arches line, marked extra,
+ * from arches.conf. Returns 0, or -1 with why in err. */
+static int load_arches(struct matrix *m, char **arches, const char *path, char *err,
+		       size_t errlen)
+{
+	int n = 0, nextra = 0, rc;
+	char **wanted;
+
+	while (arches[n])
+		n++;
+	while (m->extra_arches && m->extra_arches[nextra])
+		nextra++;
+	wanted = xcalloc((size_t)(n + nextra + 1), sizeof(*wanted));
+	memcpy(wanted, arches, (size_t)n * sizeof(*wanted));
+	for (int i = 0; i < nextra; i++) {
+		for (int k = 0; k < n; k++)
+			if (!strcmp(arches[k], m->extra_arches[i])) {
+				snprintf(err, errlen, "%s: arch '%s' is on both the arches and the "
+					 "extra-arches line; list it on one", path, arches[k]);
+				free(wanted);
+				return -1;
+			}
+		wanted[n + i] = m->extra_arches[i];
+	}
+	rc = arches_load(m->arches_file, wanted, &m->arch, &m->narch, err, errlen);
+	for (int i = n; rc == 0 && i < m->narch; i++)
+		m->arch[i].extra = 1;
+	free(wanted);
+	return rc;
+}
+
+/* Every arch names its syscall table when the guest calls system calls by number. */
+static int arches_name_syscall_tables(const struct matrix *m, char *err, size_t errlen)
+{
+	for (int a = 0; m->syscalls && m->syscalls[0] && a < m->narch; a++)
+		if (!m->arch[a].syscall_table) {
+			snprintf(err, errlen, "%s: arch '%s' has no 'syscall-table' line, which the "
+				 "syscalls line of matrix.conf needs", m->arches_file,
+				 m->arch[a].name);
+			return -1;
+		}
+	return 0;
+}
+
+/* Every arch gives a value to each arch symbol a variant's rules name (rules.h): a prediction
+ * never guesses one. Returns 0, or -1 with what is missing in err. */
+static int arches_value_arch_symbols(const struct matrix *m, char *err, size_t errlen)
+{
+	for (int v = 0; v < m->nvariant; v++) {
+		const struct rules *r = &m->variant[v].rules;
+
+		for (int i = 0; i < r->narch_sym; i++)
+			for (int a = 0; a < m->narch; a++)
+				if (!rules_arch_value(m->arch[a].kconfig, r->arch_sym[i])) {
+					snprintf(err, errlen, "%s: arch '%s' gives no value to %s, "
+						 "which %s names; add %s=y|m|n to its kconfig line",
+						 m->arches_file, m->arch[a].name, r->arch_sym[i],
+						 r->path, r->arch_sym[i]);
+					return -1;
+				}
+	}
+	return 0;
+}
+
 int matrix_load(const char *dir, const char *patch_root, struct matrix *m, char *err,
 		size_t errlen)
 {
@@ -527,8 +601,7 @@ int matrix_load(const char *dir, const char *patch_root, struct matrix *m, char 
 		free(m->patch_root);
 		m->patch_root = xstrdup(patch_root);
 	}
-	if (arches_load(m->arches_file, arches, &m->arch, &m->narch, err, errlen) ||
-	    load_host(m->host_file, m, err, errlen))
+	if (load_arches(m, arches, path, err, errlen) || load_host(m->host_file, m, err, errlen))
 		goto out;
 	while (variants[m->nvariant])
 		m->nvariant++;
@@ -547,7 +620,8 @@ int matrix_load(const char *dir, const char *patch_root, struct matrix *m, char 
 		if (load_xfail(m, var, err, errlen))
 			goto out;
 	}
-	if (same_observables(m, err, errlen) || selftest_needs_known(m, path, err, errlen))
+	if (same_observables(m, err, errlen) || selftest_needs_known(m, path, err, errlen) ||
+	    arches_value_arch_symbols(m, err, errlen) || arches_name_syscall_tables(m, err, errlen))
 		goto out;
 	if (!m->base)
 		m->base = xcalloc(1, sizeof(*m->base));
@@ -565,6 +639,8 @@ out:
 
 void matrix_free(struct matrix *m)
 {
+	free_strings(m->extra_arches);
+	free_strings(m->syscalls);
 	for (int s = 0; s < m->nsym; s++)
 		free(m->sym[s]);
 	for (int i = 0; i < m->narch; i++) {
@@ -579,6 +655,8 @@ void matrix_free(struct matrix *m)
 		free_strings(a->qemu);
 		free_strings(a->append);
 		free_strings(a->packages);
+		free_strings(a->kconfig);
+		free_strings(a->syscall_table);
 		free_strings(a->marks.crash);
 		free_strings(a->marks.warning);
 	}

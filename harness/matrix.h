@@ -20,6 +20,8 @@
 
 #include <stddef.h>
 
+enum { MAX_SYSCALLS = 8 };	/* matrix.conf's syscalls line (syscalls.h) */
+
 enum { MAX_GUEST_CONFIG = 8, MAX_TREES = 8, MAX_FLAVOURS = 8 };
 
 /* A kernel tree the matrix is asked of: a Debian package's tarball (matrix.conf's 'tree NAME
@@ -127,6 +129,9 @@ struct matrix {
 	char *patch_root;		/* the variants' series live in patch_root/<variant>/ */
 	char *base_dir;			/* base fragments: base_dir/<name>.config, <arch>.config */
 	char *arches_file, *host_file;	/* arches.conf and host.conf */
+	char **extra_arches;		/* matrix.conf's extra-arches line, or NULL */
+	char **syscalls;		/* its syscalls line: the calls the guest makes by
+					 * number (syscalls.h); NULL: none */
 };
 
 /* Loads matrix.conf, arches.conf, host.conf and every variant's rules from dir, and each

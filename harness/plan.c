@@ -90,6 +90,21 @@ static int select_names(char **names, int count, int (*index)(const struct matri
 	return 0;
 }
 
+/* The arches a run takes (arch_on[a]): those named; every one for "all"; with no names, those
+ * of matrix.conf's arches line (not its extra-arches). Returns 0, or -1 with why in err. */
+static int select_arches(const struct matrix *m, char **names, int *arch_on, char *err,
+			 size_t errlen)
+{
+	int all = names && names[0] && !strcmp(names[0], "all") && !names[1];
+
+	if (names && !all)
+		return select_names(names, m->narch, matrix_arch_index, m, "arch", arch_on, err,
+				    errlen);
+	for (int a = 0; a < m->narch; a++)
+		arch_on[a] = all || !m->arch[a].extra;
+	return 0;
+}
+
 /* The symbols' types as the rules declare them: a symbol some variant's rules call tristate
  * takes n, m and y. The trees must agree with the rules (main.c checks it once they are
  * unpacked), so the plan made with these types is the one the run will make. */
@@ -131,7 +146,7 @@ int plan_check_filter(const struct matrix *m, const struct plan_filter *f, int *
 {
 	/* the names and ONLY's patterns are checked by the plan check_selects_a_cell makes */
 	if (select_names(f->trees, m->ntree, matrix_tree_index, m, "tree", tree_on, err, errlen) ||
-	    select_names(f->arches, m->narch, matrix_arch_index, m, "arch", arch_on, err, errlen))
+	    select_arches(m, f->arches, arch_on, err, errlen))
 		return -1;
 	return check_selects_a_cell(m, f, err, errlen);
 }
@@ -147,7 +162,8 @@ static int add_cell(const struct matrix *m, struct plan *p, int t, int v, int a,
 	c->arch = a;
 	c->combo = combo;
 	plan_combo_values(m, combo, c->requested);
-	return rules_predict(&m->variant[v].rules, c->requested, &c->predicted, err, errlen);
+	return rules_predict(&m->variant[v].rules, c->requested, m->arch[a].kconfig, &c->predicted,
+			     err, errlen);
 }
 
 int plan_make(const struct matrix *m, const struct plan_filter *f, struct plan *p, char *err,
@@ -159,7 +175,7 @@ int plan_make(const struct matrix *m, const struct plan_filter *f, struct plan *
 
 	*p = (struct plan){ 0 };
 	if (select_names(f->trees, m->ntree, matrix_tree_index, m, "tree", tree_on, err, errlen) ||
-	    select_names(f->arches, m->narch, matrix_arch_index, m, "arch", arch_on, err, errlen) ||
+	    select_arches(m, f->arches, arch_on, err, errlen) ||
 	    select_names(f->variants, m->nvariant, matrix_variant_index, m, "variant", variant_on,
 			 err, errlen) ||
 	    parse_only(m, f->only, combo_on, err, errlen)) {

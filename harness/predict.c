@@ -14,12 +14,35 @@
 struct eval {
 	const struct rules *r;
 	const char *requested;
+	char *const *arch_kconfig;	/* the arch's symbols, "NAME=VALUE" */
 	struct prediction *p;
 	char state[MAX_SYMBOLS];	/* 0 not started, 1 in progress, 2 done */
 	int cycle;
 };
 
 static char sym_value(struct eval *ev, int s);
+
+char rules_arch_value(char *const *arch_kconfig, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (int i = 0; arch_kconfig && arch_kconfig[i]; i++)
+		if (!strncmp(arch_kconfig[i], name, n) && arch_kconfig[i][n] == '=')
+			return arch_kconfig[i][n + 1];
+	return 0;
+}
+
+/* The value of an expression's symbol: a matrix symbol's as resolved, an arch symbol's as the
+ * arch has it (n when it has none, as Kconfig takes a symbol the arch does not define). */
+static char operand(struct eval *ev, const struct expr *e)
+{
+	char v;
+
+	if (!e->arch)
+		return sym_value(ev, e->sym);
+	v = rules_arch_value(ev->arch_kconfig, ev->r->arch_sym[e->sym]);
+	return v ? v : 'n';
+}
 
 /* Kconfig's tristate logic: n < m < y as 0 < 1 < 2; ! is 2 - x, && the least, || the most. */
 static int level(char value)
@@ -35,10 +58,11 @@ static int expr_level(struct eval *ev, const struct expr *e)
 	case E_CONST:
 		return level(e->value);
 	case E_SYM:
-		return level(sym_value(ev, e->sym));
+	case E_ARCH:
+		return level(operand(ev, e));
 	case E_EQ:
 	case E_NE:
-		return (level(sym_value(ev, e->sym)) == level(e->value)) == (e->op == E_EQ) ? 2 : 0;
+		return (level(operand(ev, e)) == level(e->value)) == (e->op == E_EQ) ? 2 : 0;
 	case E_NOT:
 		return 2 - expr_level(ev, e->l);
 	case E_AND:
@@ -149,10 +173,10 @@ static const char *observe(struct eval *ev, const struct rule_observable *o)
 	return o->states[o->nstate - 1].state;
 }
 
-int rules_predict(const struct rules *r, const char *requested, struct prediction *p, char *err,
-		  size_t errlen)
+int rules_predict(const struct rules *r, const char *requested, char *const *arch_kconfig,
+		  struct prediction *p, char *err, size_t errlen)
 {
-	struct eval ev = { .r = r, .requested = requested, .p = p };
+	struct eval ev = { .r = r, .requested = requested, .arch_kconfig = arch_kconfig, .p = p };
 
 	*p = (struct prediction){ 0 };
 	for (int s = 0; s < r->nsym; s++)

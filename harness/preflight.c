@@ -1,6 +1,7 @@
 /* preflight: see preflight.h. */
 #define _GNU_SOURCE
 #include "preflight.h"
+#include "syscalls.h"
 #include "digest.h"
 #include "cache_layout.h"
 #include "boot.h"
@@ -208,6 +209,22 @@ static void check_qemu(const struct arch *a, const char *dir, struct problems *p
 	free(missing);
 }
 
+/* The numbers the arch's C library gives the system calls the guest makes by number
+ * (syscalls.h), which the run checks against each tree's table once the trees are open. */
+static void libc_syscall_numbers(const struct matrix *m, const char *cc, const char *dir,
+				 struct arch_tools *t, char *pkgs, struct problems *pr)
+{
+	char why[1024];
+
+	for (int i = 0; m->syscalls && m->syscalls[i]; i++)
+		if ((t->syscall_nr[i] = syscalls_libc_number(cc, m->syscalls[i], dir, why,
+							     sizeof(why))) < 0) {
+			problem(pr, pkgs, "%s; install: apt-get install %s", why, pkgs);
+			break;
+		}
+	free(pkgs);
+}
+
 /* The arch's guest (compiled and packed) and its tools hashed. Kernels are keyed by the
  * compiler's version and the make program, boots by the arch's QEMU version and the QEMU
  * program asked for, so a test's fake make or QEMU never shares cache entries with the real
@@ -238,6 +255,8 @@ static void prepare_arch(const struct preflight_req *r, const struct arch *a,
 		}
 		goto out;
 	}
+	if (cc_version)	/* else guest_prepare says the compiler is missing */
+		libc_syscall_numbers(r->m, cc, dir, t, matrix_arch_packages(a), pr);
 	t->initramfs = guest_prepare(a, o->guest_src, cc_version ? cc_version : "", dir, why,
 				     sizeof(why));
 	t->guest_init = xasprintf("%s/init", dir);

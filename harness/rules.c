@@ -93,8 +93,16 @@ static struct expr *parse_word(struct parser *ps)
 			e->sym = i;
 			return parse_comparison(ps, e);
 		}
+	e->op = E_ARCH;
+	e->arch = 1;
+	for (int i = 0; i < ps->r->narch_sym; i++)
+		if (strlen(ps->r->arch_sym[i]) == n && !strncmp(ps->r->arch_sym[i], s, n)) {
+			e->sym = i;
+			return parse_comparison(ps, e);
+		}
 	snprintf(ps->err, ps->errlen, "%s: unknown symbol '%.*s' (rules may name only the matrix "
-		 "symbols listed in matrix/matrix.conf)", ps->where, (int)n, s);
+		 "symbols listed in matrix/matrix.conf, and the arch symbols their 'arch-symbol' "
+		 "lines declare before)", ps->where, (int)n, s);
 	free(e);
 	return NULL;
 }
@@ -200,6 +208,33 @@ static int symbol_index(const struct rules *r, const char *name)
 		if (!strcmp(r->names[i], name))
 			return i;
 	return -1;
+}
+
+/* "arch-symbol NAME": a symbol of the arch's Kconfig the lines after it may name. */
+static int parse_arch_symbol(struct rules *r, const struct conf_line *l, const char *where,
+			     char *err, size_t errlen)
+{
+	const char *name = l->nword == 2 ? l->word[1] : "";
+	int plain = *name != 0;
+
+	for (const char *c = name; *c; c++)
+		plain &= isupper((unsigned char)*c) || isdigit((unsigned char)*c) || *c == '_';
+	if (!plain || symbol_index(r, name) >= 0) {
+		snprintf(err, errlen, "%s: expected 'arch-symbol SYMBOL', a Kconfig symbol that is not "
+			 "a matrix symbol", where);
+		return -1;
+	}
+	for (int i = 0; i < r->narch_sym; i++)
+		if (!strcmp(r->arch_sym[i], name)) {
+			snprintf(err, errlen, "%s: arch symbol '%s' declared twice", where, name);
+			return -1;
+		}
+	if (r->narch_sym == MAX_ARCH_SYMBOLS) {
+		snprintf(err, errlen, "%s: at most %d arch symbols", where, MAX_ARCH_SYMBOLS);
+		return -1;
+	}
+	r->arch_sym[r->narch_sym++] = xstrdup(name);
+	return 0;
 }
 
 /* One indented line inside "config SYM". */
@@ -377,13 +412,15 @@ int rules_parse(const char *path, const char *text, int nsym, const char *const 
 				cur = &r->sym[s];
 				cur->defined = 1;
 			}
+		} else if (!strcmp(l->word[0], "arch-symbol")) {
+			rc = parse_arch_symbol(r, l, where, err, errlen);
 		} else if (!strcmp(l->word[0], "observable")) {
 			rc = parse_observable(r, l, where, err, errlen);
 			if (rc == 0)
 				cur_obs = &r->obs[r->nobs - 1];
 		} else {
-			snprintf(err, errlen, "%s: unknown line '%s' (expected 'config SYMBOL' or "
-				 "'observable NAME')", where, conf_rest(l, 0));
+			snprintf(err, errlen, "%s: unknown line '%s' (expected 'config SYMBOL', "
+				 "'arch-symbol SYMBOL' or 'observable NAME')", where, conf_rest(l, 0));
 			rc = -1;
 		}
 	}
@@ -428,6 +465,8 @@ void rules_free(struct rules *r)
 		free(s->defaults);
 		free(s->selects);
 	}
+	for (int i = 0; i < r->narch_sym; i++)
+		free(r->arch_sym[i]);
 	for (int i = 0; i < r->nobs; i++) {
 		for (int j = 0; j < r->obs[i].nstate; j++) {
 			free(r->obs[i].states[j].state);

@@ -13,6 +13,10 @@
  *       selected-by DRM [if EXPR]  at least DRM's value (capped by EXPR); a bool selected by
  *                                  an m symbol is y
  *       absent                     the symbol does not exist in this variant's tree
+ *   arch-symbol HAS_IOMEM          a symbol of the arch's own Kconfig that the lines after it
+ *                                  may name: its value is the arch's (arches.conf's kconfig
+ *                                  line, which the run checks against each base config), so
+ *                                  one rules file predicts every arch
  *   observable kcmp                one block per thing the guest observes and reports as
  *       works when KCMP            "name=state"; its lines are tried in order: the first
  *       enosys                     whose EXPR is y (a system call is never in a module)
@@ -32,7 +36,7 @@
 
 #include <stddef.h>
 
-enum { MAX_SYMBOLS = 8, MAX_OBSERVABLES = 8, MAX_STATE = 24 };
+enum { MAX_SYMBOLS = 8, MAX_OBSERVABLES = 8, MAX_STATE = 24, MAX_ARCH_SYMBOLS = 8 };
 
 /* A requested value that is no value: the symbol is left out of the cell's config fragment, as
  * a .config from before the symbol existed leaves it, so Kconfig's default (or a select)
@@ -81,6 +85,8 @@ struct rules {
 	int nsym;
 	const char *const *names;	/* the matrix symbols, owned by the caller */
 	struct rule_symbol sym[MAX_SYMBOLS];
+	int narch_sym;
+	char *arch_sym[MAX_ARCH_SYMBOLS];	/* its arch-symbol lines */
 	int nobs;
 	struct rule_observable obs[MAX_OBSERVABLES];
 };
@@ -101,10 +107,13 @@ int rules_parse(const char *path, const char *text, int nsym, const char *const 
 		struct rules *r, char *err, size_t errlen);
 void rules_free(struct rules *r);
 
-/* Predicts what Kconfig makes of a request (requested[i] is 'y', 'm', 'n' or VALUE_UNSET).
- * Returns -1 with a message in err on a dependency cycle. */
-int rules_predict(const struct rules *r, const char *requested, struct prediction *p, char *err,
-		  size_t errlen);
+/* Predicts what Kconfig makes of a request (requested[i] is 'y', 'm', 'n' or VALUE_UNSET) on
+ * an arch whose symbols have the values arch_kconfig gives ("NAME=VALUE" words, NULL-terminated;
+ * a symbol not among them is n). Returns -1 with a message in err on a dependency cycle. */
+int rules_predict(const struct rules *r, const char *requested, char *const *arch_kconfig,
+		  struct prediction *p, char *err, size_t errlen);
+/* The value "NAME=VALUE" words give to name: 'y', 'm' or 'n'; 0 when they do not name it. */
+char rules_arch_value(char *const *arch_kconfig, const char *name);
 /* Did a default decide the value a prediction's why line explains (rules_predict's words: the
  * symbol left unset, or its prompt hidden, and no select above it)? Returns how the default
  * came to apply ("left unset", "prompt hidden" or "no prompt") with its length in *len, or

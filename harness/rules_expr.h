@@ -4,11 +4,13 @@
 #ifndef KCMPM_RULES_EXPR_H
 #define KCMPM_RULES_EXPR_H
 
-enum expr_op { E_CONST, E_SYM, E_EQ, E_NE, E_NOT, E_AND, E_OR };
+/* E_ARCH: one of the rules' arch symbols (struct rules' arch_sym[sym]), valued by the arch */
+enum expr_op { E_CONST, E_SYM, E_ARCH, E_EQ, E_NE, E_NOT, E_AND, E_OR };
 
 struct expr {
 	enum expr_op op;
-	int sym;		/* E_SYM, E_EQ, E_NE */
+	int sym;		/* E_SYM, E_ARCH, E_EQ, E_NE */
+	int arch;		/* E_EQ, E_NE: sym is an arch symbol */
 	char value;		/* E_CONST, and what E_EQ and E_NE compare with: 'y', 'm' or 'n' */
 	struct expr *l, *r;
 };

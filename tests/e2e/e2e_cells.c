@@ -512,6 +512,67 @@ TEST(e2e_config_only_sweep_of_every_variant)
 	free(dir);
 }
 
+/* Every arch Debian ships a cross compiler and a QEMU for (--arch all: matrix.conf's arches
+ * and extra-arches), planned on one tree: every cell resolves as the rules predict, with each
+ * arch's own symbols (arches.conf's kconfig lines) in the prediction. By hand from the trees'
+ * Kconfig: DRM depends on HAS_IOMEM (drivers/video/Kconfig's "if HAS_IOMEM"), which s390
+ * defines as PCI (arch/s390/Kconfig) and its base leaves off, so there a DRM request is not
+ * honoured and DRM selects no KCMP; on the six others DRM=m selects KCMP=y. The same plan
+ * without HAS_IOMEM in the rules fails exactly s390x's DRM cells, and an arches.conf that
+ * gives s390x HAS_IOMEM=y is refused against the base config, before any cell is judged. */
+TEST(e2e_plan_of_every_arch)
+{
+	static const char *const every[] = { "x86_64", "arm64", "i386", "armhf", "riscv64",
+					     "ppc64el", "s390x" };
+	char *dir = scratch_copy("matrix", "matrix-every-arch");
+	char *rules = xasprintf("%s/rules/v3.rules", dir), *conf = xasprintf("%s/arches.conf", dir);
+	const char *args[] = { "--config-only", "--arch", "all", "--trees", "6.12", "--variants",
+			       "v3", NULL, NULL, NULL };
+	struct run all = harness_run("plan-every-arch", args), blind, lying;
+
+	CHECK(all.status == 0);
+	/* 72 combinations (48 requests, 24 with KCMP unset) on each of the seven arches */
+	CHECK_CONTAINS(all.out, "\n504 cells: 504 CONFIG_OK\n");
+	for (size_t a = 0; a < sizeof(every) / sizeof(every[0]); a++) {
+		int s390 = !strcmp(every[a], "s390x");
+		char *drm = tree_cell_line(&all, NULL, "v3", every[a], VIA_DRM_M);
+		char *off = tree_cell_line(&all, NULL, "v3", every[a], OFF);
+
+		if (!drm || !strstr(drm, s390 ? "\tCONFIG_OK\t-\t-\t-\tnnnny\t"
+					      : "\tCONFIG_OK\t-\t-\t-\tnynmy\t"))
+			printf("# %s: %s\n", every[a], drm ? drm : "(no line)");
+		CHECK(drm && strstr(drm, s390 ? "\tCONFIG_OK\t-\t-\t-\tnnnny\t"
+					      : "\tCONFIG_OK\t-\t-\t-\tnynmy\t"));
+		CHECK(off && strstr(off, "\tCONFIG_OK\t-\t-\t-\tnnnny\t"));
+		free(drm);
+		free(off);
+	}
+	/* the table shows the value s390x does not allow as what Kconfig made of it */
+	CHECK_CONTAINS(all.out, "CONFIG_OK DRM→n |\n");
+	/* rules blind to the arch: s390x's 48 DRM=m and DRM=y cells fail, nothing else */
+	edit_file(rules, " && HAS_IOMEM\n", "\n");
+	args[7] = "--matrix";
+	args[8] = dir;
+	blind = harness_run("plan-every-arch-blind", args);
+	CHECK(blind.status == 1);
+	CHECK_CONTAINS(blind.out, "\n504 cells: 48 FAIL 456 CONFIG_OK\n");
+	expect_variant_cell(&blind, "v3", "s390x", VIA_DRM_M, "FAIL\t-\t-\t-\tnnnny\tconfig: ");
+	CHECK_CONTAINS(blind.out, "DRM predicted m, resolved n");
+	/* an arch that says what its base config does not have is bad input */
+	edit_file(rules, "&& HAS_DMA\n", "&& HAS_DMA && HAS_IOMEM\n");
+	edit_file(conf, "HAS_IOMEM=n", "HAS_IOMEM=y");
+	lying = harness_run("plan-every-arch-lying", args);
+	CHECK(lying.status == 2);
+	CHECK_CONTAINS(lying.out, "arches.conf: arch 's390x' gives HAS_IOMEM=y, but its base "
+		       "config for linux-source-6.12 (v3) has HAS_IOMEM=n; correct its kconfig line");
+	run_free(&lying);
+	run_free(&blind);
+	run_free(&all);
+	free(conf);
+	free(rules);
+	free(dir);
+}
+
 /* A v3 whose KCMP default differs from its rules only where the prompt is visible ("default y
  * if EXPERT": v1's answer to an EXPERT=y config that never mentions KCMP): every cell that
  * requests KCMP passes, as the whole matrix did before KCMP took unset, and the unset cells

@@ -479,6 +479,31 @@ TEST(e2e_broken_arm64_compiler_stops_before_any_build)
 	free(dir);
 }
 
+/* A guest that would call another system call: x86_64 told that its kernel numbers its calls
+ * as i386's does (syscall_32.tbl), so the C library's SYS_kcmp (312) is not the tree's (349).
+ * The run stops before any config or build, naming the arch, the call, both numbers and the
+ * file; exit 2. */
+TEST(e2e_wrong_syscall_numbers_stop_before_any_build)
+{
+	char *dir = scratch_copy("matrix", "matrix-wrong-syscalls");
+	char *arches_conf = xasprintf("%s/arches.conf", dir);
+	struct run r;
+
+	edit_file(arches_conf, "syscall-table arch/x86/entry/syscalls/syscall_64.tbl common 64",
+		  "syscall-table arch/x86/entry/syscalls/syscall_32.tbl i386");
+	r = harness_run("wrong-syscalls", (const char *[]){ "--matrix", dir, "--arch", "x86_64",
+							     "--only", OFF, NULL });
+	CHECK(r.status == 2);
+	CHECK_CONTAINS(r.out, "kcmp-matrix: arch x86_64: SYS_kcmp is 312 in the C library's "
+		       "headers but 349 in linux-source-6.1's arch/x86/entry/syscalls/"
+		       "syscall_32.tbl (arches.conf's syscall-table); the guest would call another "
+		       "system call\n");
+	CHECK(!strstr(r.out, "building") && !strstr(r.out, "configs of"));
+	run_free(&r);
+	free(arches_conf);
+	free(dir);
+}
+
 /* Every other thing the preflight checks, each missing at once: one line per problem naming
  * its package, then one line naming them all. */
 TEST(e2e_preflight_names_each_missing_package)

@@ -51,7 +51,7 @@ static void judge_variant_boots(const char *v, int n, const char *const *texts,
 	*c = (struct cell){ 0 };
 	memcpy(c->requested, "yynny", 5);
 	c->variant = matrix_variant_index(&m, v);
-	CHECK(rules_predict(&m.variant[c->variant].rules, c->requested, &c->predicted, err,
+	CHECK(rules_predict(&m.variant[c->variant].rules, c->requested, NULL, &c->predicted, err,
 			    sizeof(err)) == 0);
 	memcpy(c->resolved, resolved, 5);
 	if (build_error)
@@ -432,7 +432,7 @@ TEST(judge_machine_fault_is_error)
 	memcpy(c.requested, "yynny", 5);
 	memcpy(c.resolved, "yynny", 5);
 	c.variant = matrix_variant_index(&m, "v1");
-	CHECK(rules_predict(&m.variant[c.variant].rules, c.requested, &c.predicted, err,
+	CHECK(rules_predict(&m.variant[c.variant].rules, c.requested, NULL, &c.predicted, err,
 			    sizeof(err)) == 0);
 	judge_cell(&(struct judge_input){ .m = &m, .build_error = "make was killed by signal 9",
 					  .build_machine_fault = 1 }, &c);

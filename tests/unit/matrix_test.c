@@ -178,11 +178,22 @@ static const char good_arches[] = "format 1\narch x86_64\n\tkernel-arch x86_64\n
 				  "\tcross-compile -\n\tmake-target bzImage\n"
 				  "\timage arch/x86/boot/bzImage\n\tconsole ttyS0\n"
 				  "\tboot-timeout 60\n\tbuild-timeout 600\n"
-				  "\tqemu qemu-system-x86_64 -machine pc -m 128\n";
+				  "\tqemu qemu-system-x86_64 -machine pc -m 128\n"
+				  /* the arch symbols matrix/rules/v3.rules names */
+				  "\tkconfig AGP=n EMULATED_CMPXCHG=n HAS_DMA=y HAS_IOMEM=y\n";
 
 TEST(matrix_tree_and_host_errors)
 {
 	CHECK_CONTAINS(load_with(good_conf, good_arches), "(loaded)");
+	/* an arch on both lines is a mistake; one only on extra-arches must be described too */
+	CHECK_CONTAINS(load_with("format 1\ntree 6.1 linux-source-6.1 /usr/src/l.tar.xz\n"
+				 "symbols EXPERT\narches x86_64\nextra-arches x86_64\nvariants v3\n",
+				 good_arches),
+		       "matrix.conf: arch 'x86_64' is on both the arches and the extra-arches line");
+	CHECK_CONTAINS(load_with("format 1\ntree 6.1 linux-source-6.1 /usr/src/l.tar.xz\n"
+				 "symbols EXPERT\narches x86_64\nextra-arches s390x\nvariants v3\n",
+				 good_arches),
+		       "s390x");
 	CHECK_CONTAINS(load_with("format 1\nsymbols EXPERT\narches x86_64\nvariants v3\n",
 				 good_arches),
 		       "needs 'tree', 'symbols', 'arches' and 'variants' lines");
@@ -236,7 +247,8 @@ TEST(matrix_qemu_lines_keep_guests_isolated)
 {
 	static const char head[] = "format 1\narch x86_64\n\tkernel-arch x86_64\n\tcross-compile -\n"
 				   "\tmake-target bzImage\n\timage arch/x86/boot/bzImage\n\tconsole ttyS0\n"
-				   "\tboot-timeout 60\n\tbuild-timeout 600\n";
+				   "\tboot-timeout 60\n\tbuild-timeout 600\n"
+				   "\tkconfig AGP=n EMULATED_CMPXCHG=n HAS_DMA=y HAS_IOMEM=y\n";
 	static const struct {
 		const char *qemu, *message;
 	} lines[] = {

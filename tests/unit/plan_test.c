@@ -30,6 +30,9 @@ TEST(plan_counts)
 
 	CHECK(plan_count(NULL, NULL, err, sizeof(err)) == 64);
 	CHECK(plan_count("arm64", NULL, err, sizeof(err)) == 32);
+	/* an extra arch only when named, or with all */
+	CHECK(plan_count("riscv64", NULL, err, sizeof(err)) == 32);
+	CHECK(plan_count("all", NULL, err, sizeof(err)) == 96);
 	CHECK(plan_count("x86_64", "DRM=y", err, sizeof(err)) == 16);
 	CHECK(plan_count(NULL, "EXPERT=y,KCMP=y,DRM=n", err, sizeof(err)) == 2 * 4);
 	CHECK(plan_count(NULL, "EXPERT=y,KCMP=y,CHECKPOINT_RESTORE=n,DRM=n,EPOLL=y DRM=y", err,

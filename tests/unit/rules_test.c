@@ -24,7 +24,7 @@ static void predict(const struct rules *r, const char *req, char *out)
 	struct prediction p;
 	char err[256];
 
-	CHECK(rules_predict(r, req, &p, err, sizeof(err)) == 0);
+	CHECK(rules_predict(r, req, NULL, &p, err, sizeof(err)) == 0);
 	for (int i = 0; i < 5; i++)
 		out[i] = p.value[i] ? p.value[i] : '-';
 	out[5] = strcmp(p.observe[0], "works") ? 'n' : 'y';	/* kcmp */
@@ -78,11 +78,11 @@ TEST(rules_explain)
 	char err[256];
 
 	load_v3(&r);
-	CHECK(rules_predict(&r, "nnnyn", &p, err, sizeof(err)) == 0);
+	CHECK(rules_predict(&r, "nnnyn", NULL, &p, err, sizeof(err)) == 0);
 	CHECK_STR(p.why[1], "KCMP=y: selected by DRM=y");
 	CHECK_STR(p.why[4], "EPOLL=y: prompt hidden, default y");
 	CHECK_STR(p.why[3], "DRM=y: as requested");
-	CHECK(rules_predict(&r, "ynnnn", &p, err, sizeof(err)) == 0);
+	CHECK(rules_predict(&r, "ynnnn", NULL, &p, err, sizeof(err)) == 0);
 	CHECK_STR(p.why[1], "KCMP=n: as requested");
 	rules_free(&r);
 }
@@ -166,12 +166,12 @@ TEST(rules_expressions_and_absent)
 
 	CHECK(rules_parse("t.rules", text, 5, names, &r, err, sizeof(err)) == 0);
 	CHECK_STR(err, "");
-	CHECK(rules_predict(&r, "nyyyy", &p, err, sizeof(err)) == 0);
+	CHECK(rules_predict(&r, "nyyyy", NULL, &p, err, sizeof(err)) == 0);
 	CHECK(p.value[1] == 0);		/* absent */
 	CHECK(p.value[3] == 'n');	/* depends on: !y || (n && y) */
 	CHECK(p.value[4] == 'n');	/* no prompt: default n (EXPERT and DRM are n) */
 	CHECK_STR(p.observe[0], "works");
-	CHECK(rules_predict(&r, "yyyyn", &p, err, sizeof(err)) == 0);
+	CHECK(rules_predict(&r, "yyyyn", NULL, &p, err, sizeof(err)) == 0);
 	CHECK(p.value[3] == 'y' && p.value[4] == 'y');
 	rules_free(&r);
 }
@@ -186,7 +186,7 @@ TEST(rules_cycle_is_an_error)
 			   "config EPOLL\n prompt\nobservable kcmp\n works when KCMP\n enosys\nobservable epoll\n works when EPOLL\n enosys\n";
 
 	CHECK(rules_parse("t.rules", text, 5, names, &r, err, sizeof(err)) == 0);
-	CHECK(rules_predict(&r, "nnnnn", &p, err, sizeof(err)) == -1);
+	CHECK(rules_predict(&r, "nnnnn", NULL, &p, err, sizeof(err)) == -1);
 	CHECK_CONTAINS(err, "cycle");
 	rules_free(&r);
 }
@@ -210,7 +210,7 @@ TEST(rules_tristate_select_and_depends)
 	CHECK_STR(err, "");
 	predict(&r, "nnymn", got);
 	CHECK_STR(got, "nymmmyn");	/* KCMP y from DRM=m, CR capped at m, EPOLL m by select */
-	CHECK(rules_predict(&r, "nnymn", &p, err, sizeof(err)) == 0);
+	CHECK(rules_predict(&r, "nnymn", NULL, &p, err, sizeof(err)) == 0);
 	CHECK_STR(p.why[1], "KCMP=y: selected by DRM=m; a bool selected by a module is built in");
 	CHECK_STR(p.why[2], "CHECKPOINT_RESTORE=m: requested y, capped at m by its dependencies");
 	CHECK_STR(p.why[4], "EPOLL=m: selected by DRM=m");
@@ -366,11 +366,11 @@ TEST(rules_unset_takes_the_default_visible_or_not)
 	predict(&v3, "uynnn", got);	/* EXPERT unset: no default, so KCMP's and EPOLL's
 					 * prompts are hidden: KCMP none, EPOLL its default y */
 	CHECK_STR(got, "nnnnyny");
-	CHECK(rules_predict(&v1, "yunny", &p, err, sizeof(err)) == 0);
+	CHECK(rules_predict(&v1, "yunny", NULL, &p, err, sizeof(err)) == 0);
 	CHECK_STR(p.why[1], "KCMP=y: left unset, default y");
-	CHECK(rules_predict(&v3, "yunny", &p, err, sizeof(err)) == 0);
+	CHECK(rules_predict(&v3, "yunny", NULL, &p, err, sizeof(err)) == 0);
 	CHECK_STR(p.why[1], "KCMP=n: left unset, no default");
-	CHECK(rules_predict(&v3, "yunyy", &p, err, sizeof(err)) == 0);
+	CHECK(rules_predict(&v3, "yunyy", NULL, &p, err, sizeof(err)) == 0);
 	CHECK_STR(p.why[1], "KCMP=y: selected by DRM=y");
 	rules_free(&v1);
 	rules_free(&v3);
@@ -393,13 +393,13 @@ TEST(rules_unset_conditional_default)
 	char err[256] = "";
 
 	CHECK(rules_parse("cond.rules", text, 5, names, &r, err, sizeof(err)) == 0);
-	CHECK(rules_predict(&r, "yunny", &p, err, sizeof(err)) == 0);
+	CHECK(rules_predict(&r, "yunny", NULL, &p, err, sizeof(err)) == 0);
 	CHECK(p.value[1] == 'y');
 	CHECK_STR(p.why[1], "KCMP=y: left unset, default y (its condition holds)");
-	CHECK(rules_predict(&r, "yunnn", &p, err, sizeof(err)) == 0);
+	CHECK(rules_predict(&r, "yunnn", NULL, &p, err, sizeof(err)) == 0);
 	CHECK(p.value[1] == 'n');
 	CHECK_STR(p.why[1], "KCMP=n: left unset, no default");
-	CHECK(rules_predict(&r, "ynnny", &p, err, sizeof(err)) == 0);	/* a request wins */
+	CHECK(rules_predict(&r, "ynnny", NULL, &p, err, sizeof(err)) == 0);	/* a request wins */
 	CHECK(p.value[1] == 'n');
 	rules_free(&r);
 }
@@ -418,4 +418,48 @@ TEST(rules_why_default_reads_rules_predict_words)
 	CHECK(!rules_why_default("KCMP=y: as requested", &len));
 	CHECK(!rules_why_default("KCMP: not in this tree", &len));
 	CHECK(!rules_why_default("KCMP=n: its dependencies are not met", &len));
+}
+
+/* An arch symbol (arch-symbol HAS_IOMEM) takes the arch's value: on an arch whose HAS_IOMEM is
+ * n (s390x, whose base has no PCI), DRM's request is not honoured and it selects nothing; an
+ * arch that gives no value makes it n, as Kconfig takes a symbol the arch does not define. */
+TEST(rules_arch_symbols_take_the_arches_values)
+{
+	static const char text[] =
+		"format 1\nconfig EXPERT\n prompt\nconfig KCMP\n prompt if EXPERT\n"
+		" selected-by DRM\nconfig CHECKPOINT_RESTORE\n prompt\n"
+		"arch-symbol HAS_IOMEM\narch-symbol EMULATED_CMPXCHG\n"
+		"config DRM\n tristate\n prompt\n depends on HAS_IOMEM && !EMULATED_CMPXCHG\n"
+		"config EPOLL\n prompt\nobservable kcmp\n works when KCMP\n enosys\n";
+	char *io[] = { "HAS_IOMEM=y", "EMULATED_CMPXCHG=n", NULL };
+	char *no_io[] = { "HAS_IOMEM=n", "EMULATED_CMPXCHG=n", NULL };
+	struct rules r;
+	struct prediction p;
+	char err[512] = "";
+
+	CHECK(rules_parse("t.rules", text, 5, names, &r, err, sizeof(err)) == 0);
+	CHECK(r.narch_sym == 2);
+	CHECK(rules_predict(&r, "nnnmy", io, &p, err, sizeof(err)) == 0);
+	CHECK(p.value[3] == 'm' && p.value[1] == 'y');
+	CHECK_STR(p.observe[0], "works");
+	CHECK(rules_predict(&r, "nnnmy", no_io, &p, err, sizeof(err)) == 0);
+	CHECK(p.value[3] == 'n' && p.value[1] == 'n');
+	CHECK_STR(p.why[3], "DRM=n: its dependencies are not met");
+	CHECK_STR(p.observe[0], "enosys");
+	CHECK(rules_predict(&r, "nnnyy", NULL, &p, err, sizeof(err)) == 0);
+	CHECK(p.value[3] == 'n');
+	CHECK(rules_arch_value(io, "HAS_IOMEM") == 'y' && rules_arch_value(io, "HAS_IO") == 0);
+	rules_free(&r);
+	/* declared before use, once, and never a matrix symbol's name */
+	CHECK_CONTAINS(parse_error(ALL_BUT_EPOLL "config EPOLL\n depends on HAS_IOMEM\n"),
+		       "t.rules:11: unknown symbol 'HAS_IOMEM' (rules may name only the matrix "
+		       "symbols listed in matrix/matrix.conf, and the arch symbols their 'arch-symbol' "
+		       "lines declare before)");
+	CHECK_CONTAINS(parse_error("format 1\narch-symbol HAS_IOMEM\narch-symbol HAS_IOMEM\n"),
+		       "t.rules:3: arch symbol 'HAS_IOMEM' declared twice");
+	CHECK_CONTAINS(parse_error("format 1\narch-symbol KCMP\n"),
+		       "t.rules:2: expected 'arch-symbol SYMBOL', a Kconfig symbol that is not a "
+		       "matrix symbol");
+	CHECK_CONTAINS(parse_error("format 1\narch-symbol has_iomem\n"), "t.rules:2: expected "
+		       "'arch-symbol SYMBOL'");
 }
