@@ -255,8 +255,6 @@ static void prepare_arch(const struct preflight_req *r, const struct arch *a,
 		}
 		goto out;
 	}
-	if (cc_version)	/* else guest_prepare says the compiler is missing */
-		libc_syscall_numbers(r->m, cc, dir, t, matrix_arch_packages(a), pr);
 	t->initramfs = guest_prepare(a, o->guest_src, cc_version ? cc_version : "", dir, why,
 				     sizeof(why));
 	t->guest_init = xasprintf("%s/init", dir);
@@ -266,6 +264,9 @@ static void prepare_arch(const struct preflight_req *r, const struct arch *a,
 		problem(pr, pkgs, "%s", why);
 		free(pkgs);
 	} else {
+		/* the guest compiled, so the C library's headers are there: a missing compiler or
+		 * C library is guest_prepare's one problem above, not a second one here */
+		libc_syscall_numbers(r->m, cc, dir, t, matrix_arch_packages(a), pr);
 		qemu_version = spawn_first_line(qemu_argv, log);
 		boot[0] = qemu_version ? qemu_version : "";
 		cache_key(t->emulator, boot);
