@@ -292,10 +292,9 @@ static int arch_symbols_hold(const struct group *g, char *err, size_t errlen)
 
 	for (int i = 0; i < r->narch_sym; i++) {
 		char said = rules_arch_value(a->kconfig, r->arch_sym[i]);
+		/* no line (not set, or not a symbol of this arch) reads as n, as Kconfig takes it */
 		char has = kconfig_bool(g->base, r->arch_sym[i], 1);
 
-		if (!has)	/* not set, or not a symbol of this arch: Kconfig takes it as n */
-			has = 'n';
 		if (said != has) {
 			snprintf(err, errlen, "%s: arch '%s' gives %s=%c, but its base config for %s "
 				 "(%s) has %s=%c; correct its kconfig line", g->m->arches_file,
