@@ -43,12 +43,17 @@ static void guest_args(const struct group *g, const struct cell *c,
 	free(path);
 }
 
-/* A cell's boots: the console of each, and what the judge needs of it. */
-void boots_free(struct boots *b)
+/* Forgets the boots read so far (an unreadable cache entry), keeping the rest of b. */
+static void drop_attempts(struct boots *b)
 {
 	for (int i = 0; i < b->n; i++)
 		ktap_free(&b->attempt[i].log);
 	b->n = 0;
+}
+
+void boots_free(struct boots *b)
+{
+	drop_attempts(b);
 	free(b->repro_qemu);
 	b->repro_qemu = NULL;
 }
@@ -182,7 +187,8 @@ static int reuse_boots(struct group *g, const struct cell *c, const char *key, s
 	/* an entry from before noise was kept out is never trusted: booted again */
 	if (b->n == n && n && !judge_boot_retryable(&b->attempt[n - 1]))
 		return 0;
-	boots_free(b);
+	/* not boots_free: the reproducer's QEMU line stays for the boots afresh */
+	drop_attempts(b);
 	remove_attempt_logs(c->dir);	/* what it copied */
 	return -1;
 }

@@ -302,8 +302,11 @@ TEST(e2e_ktap_summary_reads_in_kunit_tool)
  * shell: that cell's kernel with busybox as /bin/sh, driven through the serial console. */
 TEST(e2e_one_cell_and_its_shell)
 {
+	/* booted afresh (--force boot): a reproducer is written from a fresh boot as from a
+	 * cached one */
 	struct run one = harness_run("one-cell", (const char *[]){ "--arch", "x86_64", "--only", OFF,
-								   "--single", NULL });
+								   "--single", "--force", "boot",
+								   NULL });
 	struct run many = harness_run("many-cells", (const char *[]){ "--arch", "x86_64", "--only",
 								      "EXPERT=y", "--single", NULL });
 	struct run arm = harness_run("arm-shell", (const char *[]){ "--arch", "arm64", "--only", OFF,
