@@ -43,6 +43,28 @@ static void guest_args(const struct group *g, const struct cell *c,
 	free(path);
 }
 
+/* What a cell's boot is made of, made once from the group and the cell (cell_boot_make), so
+ * what follows takes this and neither the group nor the cell: the guest's words, the paths
+ * (absolute: QEMU runs in the cell's directory, boot.h), the request and its command line,
+ * which is the boots' cache key, the cell's qemu.cmd and what runs (kernel and line NULL:
+ * nothing to boot), and what the boots are kept and retried by. */
+struct cell_boot {
+	char *args[MAX_GUEST_ARGS];
+	char *log_path, *guest_log, *kernel, *initramfs, *qemu;
+	struct boot_req req;
+	char *line;
+	char *repro;			/* reproduce.sh's QEMU line (repro_line) */
+	const char *dir;		/* the cell's directory */
+	int channel;			/* the arch has a guest channel: each boot leaves two files */
+	const struct console_marks *marks;
+	char key[17];			/* the boots' cache entry (boot_key) */
+	const struct cache_use *cache;
+	struct jobserver *jobserver;	/* its boots run in the builds' job slots (boot_in_slot) */
+	struct progress *pg;
+	int retries;			/* --boot-retries */
+	char *what;			/* "<arch> <variant> <combo>", for the progress lines */
+};
+
 /* Forgets the boots read so far (an unreadable cache entry), keeping the rest of b. */
 static void drop_attempts(struct boots *b)
 {
@@ -60,28 +82,27 @@ void boots_free(struct boots *b)
 
 /* The files boot k of n leaves in the cell's directory: its console, then, where the arch has
  * one, its guest channel (NULL-terminated; free_strings). */
-static char **attempt_files(const struct group *g, int k, int n)
+static char **attempt_files(const struct cell_boot *cb, int k, int n)
 {
 	char **files = xcalloc(3, sizeof(*files));
 
 	files[0] = plan_console_name(k, n);
-	if (g->m->arch[g->arch].channel != CHANNEL_NONE)
+	if (cb->channel)
 		files[1] = plan_guest_log_name(k, n);
 	return files;
 }
 
-/* Reads boot k of n (its files in dir) into the next attempt: with a guest channel, the kernel's
- * lines from the console and the guest's from the channel alone. */
-static void add_attempt(const struct group *g, struct boots *b, const char *dir, int k, int n,
+/* Reads boot k of n (its files in the cell's directory) into the next attempt: with a guest
+ * channel, the kernel's lines from the console and the guest's from the channel alone. */
+static void add_attempt(const struct cell_boot *cb, struct boots *b, int k, int n,
 			const struct boot_outcome *out)
 {
-	char **files = attempt_files(g, k, n), *text[2] = { NULL, NULL };
-	const struct console_marks *marks = &g->m->arch[g->arch].marks;
+	char **files = attempt_files(cb, k, n), *text[2] = { NULL, NULL };
 	struct boot_attempt *a = &b->attempt[b->n++];
 	size_t len[2] = { 0, 0 };
 
 	for (int i = 0; files[i]; i++) {
-		char *path = xasprintf("%s/%s", dir, files[i]);
+		char *path = xasprintf("%s/%s", cb->dir, files[i]);
 
 		text[i] = read_file(path, &len[i]);
 		free(path);
@@ -89,9 +110,9 @@ static void add_attempt(const struct group *g, struct boots *b, const char *dir,
 	a->outcome = *out;
 	if (files[1])
 		ktap_parse_split(text[0] ? text[0] : "", len[0], text[1] ? text[1] : "", len[1],
-				 marks, &a->log);
+				 cb->marks, &a->log);
 	else
-		ktap_parse(text[0] ? text[0] : "", len[0], marks, &a->log);
+		ktap_parse(text[0] ? text[0] : "", len[0], cb->marks, &a->log);
 	free(text[0]);
 	free(text[1]);
 	free_strings(files);
@@ -130,6 +151,148 @@ static void boot_forget_cell(const char *dir)
 	}
 }
 
+/* The boots from the cache into the cell's directory: 0, or -1 when the entry is missing or
+ * unreadable (then boot afresh). */
+static int reuse_boots(const struct cell_boot *cb, struct boots *b)
+{
+	char *outcome = cb->cache->reuse_boots ? cache_get_text(cb->cache, "boots", cb->key,
+								 "outcome")
+					       : NULL;
+	const char *line = outcome;
+	struct boot_outcome out[MAX_BOOT_ATTEMPTS];
+	int n = 0, used;
+
+	while (line && n < MAX_BOOT_ATTEMPTS &&
+	       sscanf(line, "%d %d %lf%n", &out[n].status, &out[n].timed_out, &out[n].seconds,
+		      &used) == 3) {
+		n++;
+		line = strchr(line + used, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	free(outcome);
+	for (int k = 1; k <= n; k++) {
+		char **files = attempt_files(cb, k, n);
+		int failed = 0;
+
+		for (int i = 0; files[i] && !failed; i++) {
+			char *cached = cache_file(cb->cache->dir, "boots", cb->key, files[i]);
+			char *dest = xasprintf("%s/%s", cb->dir, files[i]);
+
+			failed = copy_file(cached, dest);
+			free(dest);
+			free(cached);
+		}
+		free_strings(files);
+		if (failed)
+			break;
+		add_attempt(cb, b, k, n, &out[k - 1]);
+	}
+	/* an entry from before noise was kept out is never trusted: booted again */
+	if (b->n == n && n && !judge_boot_retryable(&b->attempt[n - 1]))
+		return 0;
+	/* not boots_free: the reproducer's QEMU line stays for the boots afresh */
+	drop_attempts(b);
+	remove_attempt_logs(cb->dir);	/* what it copied */
+	return -1;
+}
+
+/* Caches the boots of a cell: every attempt's console and outcome, so a rerun judges the same
+ * attempts (a flaky pass stays flaky). The entry is written anew. */
+static void store_boots(const struct cell_boot *cb, const struct boots *b)
+{
+	struct strbuf outcome = { 0 };
+	int failed = 0;
+
+	if (!cb->cache->store)
+		return;
+	cache_begin(cb->cache, "boots", cb->key);
+	for (int k = 1; k <= b->n && !failed; k++) {
+		const struct boot_outcome *o = &b->attempt[k - 1].outcome;
+		char **files = attempt_files(cb, k, b->n);
+
+		for (int i = 0; files[i] && !failed; i++) {
+			char *from = xasprintf("%s/%s", cb->dir, files[i]);
+			char *to = cache_file(cb->cache->dir, "boots", cb->key, files[i]);
+
+			failed = copy_file(from, to);
+			free(to);
+			free(from);
+		}
+		free_strings(files);
+		sb_printf(&outcome, "%d %d %.3f\n", o->status, o->timed_out, o->seconds);
+	}
+	if (!failed)
+		cache_put_text(cb->cache, "boots", cb->key, "outcome", outcome.s);
+	sb_free(&outcome);
+}
+
+/* A boot keeps a core busy while it runs (QEMU's TCG), so it runs in a job slot of the
+ * builds' jobserver, like a make: a boot beside the other arch's compile jobs neither slows
+ * them nor runs slow itself, which its time limit would count against it. */
+static int boot_in_slot(const struct cell_boot *cb, struct boot_outcome *out, char *err,
+			size_t errlen)
+{
+	int rc;
+
+	if (jobserver_take(cb->jobserver, err, errlen))
+		return -1;
+	rc = boot_run(&cb->req, out, err, errlen);
+	jobserver_give(cb->jobserver);
+	return rc;
+}
+
+/* Keeps boot k's files (serial.log, guest.log) as those of an earlier attempt
+ * (serial.attempt-<k>.log, ...) before the next boot. */
+static void keep_attempt(const struct cell_boot *cb, int k)
+{
+	char **now = attempt_files(cb, 1, 1), **kept = attempt_files(cb, k, 0);
+
+	for (int i = 0; now[i]; i++) {
+		char *from = xasprintf("%s/%s", cb->dir, now[i]);
+		char *to = xasprintf("%s/%s", cb->dir, kept[i]);
+
+		if (rename(from, to))
+			warn("cannot keep '%s' as '%s':", from, to);
+		free(to);
+		free(from);
+	}
+	free_strings(kept);
+	free_strings(now);
+}
+
+/* Boots the kernel until a boot is not the machine's noise (judge_boot_retryable) or the
+ * retries are spent; each earlier attempt's console stays as serial.attempt-<k>.log (and its
+ * channel as guest.attempt-<k>.log). */
+static int boot_afresh(const struct cell_boot *cb, struct boots *b, char *err, size_t errlen)
+{
+	const char *guest_log = cb->req.guest_log;
+	int rc = 0;
+
+	for (int k = 1; rc == 0; k++) {
+		struct boot_outcome out = { 0 };
+
+		progress_doing(cb->pg, "booting %s%s", cb->what, k > 1 ? " again" : "");
+		rc = boot_in_slot(cb, &out, err, errlen);
+		if (rc)
+			break;
+		/* a QEMU that never opened the channel (a fake, or one that died first) left no
+		 * file: an empty one says so, and the boot's files are always a pair */
+		if (guest_log && !path_exists(guest_log) && write_file_atomic(guest_log, "", 0))
+			warn("cannot write '%s':", guest_log);
+		add_attempt(cb, b, 1, 1, &out);
+		if (!judge_boot_retryable(&b->attempt[b->n - 1]) || k > cb->retries ||
+		    b->n == MAX_BOOT_ATTEMPTS)
+			break;
+		keep_attempt(cb, k);
+		progress_line(cb->pg, 0, "%s: boot %d %s, with no crash or warning (the machine's "
+			      "noise); booting again", cb->what, k,
+			      judge_boot_killed(&b->attempt[b->n - 1])
+				      ? "ended with QEMU killed by a signal not ours"
+				      : "timed out before the guest started");
+	}
+	return rc;
+}
+
 /* The boots' cache entry: each attempt's outcome line ("status timed_out seconds"), then its
  * console as serial.attempt-<k>.log, the last one as serial.log, and its guest channel beside
  * it (guest.attempt-<k>.log, guest.log) where the arch has one. The key names the format, so
@@ -147,196 +310,6 @@ static void boot_key(const struct group *g, const struct cell *c, const char *li
 	snprintf(seconds, sizeof(seconds), "%g", timeout);
 	snprintf(retries, sizeof(retries), "%d", g->o->boot_retries);
 	cache_key(key, parts);
-}
-
-/* The boots from the cache into the cell's directory: 0, or -1 when the entry is missing or
- * unreadable (then boot afresh). */
-static int reuse_boots(struct group *g, const struct cell *c, const char *key, struct boots *b)
-{
-	char *outcome = g->cache.reuse_boots ? cache_get_text(&g->cache, "boots", key, "outcome")
-					     : NULL;
-	const char *line = outcome;
-	struct boot_outcome out[MAX_BOOT_ATTEMPTS];
-	int n = 0, used;
-
-	while (line && n < MAX_BOOT_ATTEMPTS &&
-	       sscanf(line, "%d %d %lf%n", &out[n].status, &out[n].timed_out, &out[n].seconds,
-		      &used) == 3) {
-		n++;
-		line = strchr(line + used, '\n');
-		line = line ? line + 1 : NULL;
-	}
-	free(outcome);
-	for (int k = 1; k <= n; k++) {
-		char **files = attempt_files(g, k, n);
-		int failed = 0;
-
-		for (int i = 0; files[i] && !failed; i++) {
-			char *cached = cache_file(g->o->cache_dir, "boots", key, files[i]);
-			char *dest = xasprintf("%s/%s", c->dir, files[i]);
-
-			failed = copy_file(cached, dest);
-			free(dest);
-			free(cached);
-		}
-		free_strings(files);
-		if (failed)
-			break;
-		add_attempt(g, b, c->dir, k, n, &out[k - 1]);
-	}
-	/* an entry from before noise was kept out is never trusted: booted again */
-	if (b->n == n && n && !judge_boot_retryable(&b->attempt[n - 1]))
-		return 0;
-	/* not boots_free: the reproducer's QEMU line stays for the boots afresh */
-	drop_attempts(b);
-	remove_attempt_logs(c->dir);	/* what it copied */
-	return -1;
-}
-
-/* Caches the boots of a cell: every attempt's console and outcome, so a rerun judges the same
- * attempts (a flaky pass stays flaky). The entry is written anew. */
-static void store_boots(struct group *g, const struct cell *c, const char *key,
-			const struct boots *b)
-{
-	struct strbuf outcome = { 0 };
-	int failed = 0;
-
-	if (!g->cache.store)
-		return;
-	cache_begin(&g->cache, "boots", key);
-	for (int k = 1; k <= b->n && !failed; k++) {
-		const struct boot_outcome *o = &b->attempt[k - 1].outcome;
-		char **files = attempt_files(g, k, b->n);
-
-		for (int i = 0; files[i] && !failed; i++) {
-			char *from = xasprintf("%s/%s", c->dir, files[i]);
-			char *to = cache_file(g->o->cache_dir, "boots", key, files[i]);
-
-			failed = copy_file(from, to);
-			free(to);
-			free(from);
-		}
-		free_strings(files);
-		sb_printf(&outcome, "%d %d %.3f\n", o->status, o->timed_out, o->seconds);
-	}
-	if (!failed)
-		cache_put_text(&g->cache, "boots", key, "outcome", outcome.s);
-	sb_free(&outcome);
-}
-
-/* A boot keeps a core busy while it runs (QEMU's TCG), so it runs in a job slot of the
- * builds' jobserver, like a make: a boot beside the other arch's compile jobs neither slows
- * them nor runs slow itself, which its time limit would count against it. */
-static int boot_in_slot(struct group *g, const struct boot_req *req, struct boot_outcome *out,
-			char *err, size_t errlen)
-{
-	struct jobserver *js = g->ab ? g->ab->b.jobserver : NULL;
-	int rc;
-
-	if (jobserver_take(js, err, errlen))
-		return -1;
-	rc = boot_run(req, out, err, errlen);
-	jobserver_give(js);
-	return rc;
-}
-
-/* Keeps boot k's files (serial.log, guest.log) as those of an earlier attempt
- * (serial.attempt-<k>.log, ...) before the next boot. */
-static void keep_attempt(const struct group *g, const struct cell *c, int k)
-{
-	char **now = attempt_files(g, 1, 1), **kept = attempt_files(g, k, 0);
-
-	for (int i = 0; now[i]; i++) {
-		char *from = xasprintf("%s/%s", c->dir, now[i]), *to = xasprintf("%s/%s", c->dir, kept[i]);
-
-		if (rename(from, to))
-			warn("cannot keep '%s' as '%s':", from, to);
-		free(to);
-		free(from);
-	}
-	free_strings(kept);
-	free_strings(now);
-}
-
-/* Boots the kernel until a boot is not the machine's noise (judge_boot_retryable) or the
- * retries are spent; each earlier attempt's console stays as serial.attempt-<k>.log (and its
- * channel as guest.attempt-<k>.log). */
-static int boot_afresh(struct group *g, struct cell *c, const struct boot_req *req,
-		       struct boots *b, char *err, size_t errlen)
-{
-	char *combo = plan_combo_name(g->m, c->combo);
-	int rc = 0;
-
-	for (int k = 1; rc == 0; k++) {
-		struct boot_outcome out = { 0 };
-
-		progress_doing(g->pg, "booting %s %s %s%s", g->m->arch[c->arch].name,
-			       g->m->variant[c->variant].name, combo, k > 1 ? " again" : "");
-		rc = boot_in_slot(g, req, &out, err, errlen);
-		if (rc)
-			break;
-		/* a QEMU that never opened the channel (a fake, or one that died first) left no
-		 * file: an empty one says so, and the boot's files are always a pair */
-		if (req->guest_log && !path_exists(req->guest_log) &&
-		    write_file_atomic(req->guest_log, "", 0))
-			warn("cannot write '%s':", req->guest_log);
-		add_attempt(g, b, c->dir, 1, 1, &out);
-		if (!judge_boot_retryable(&b->attempt[b->n - 1]) || k > g->o->boot_retries ||
-		    b->n == MAX_BOOT_ATTEMPTS)
-			break;
-		keep_attempt(g, c, k);
-		progress_line(g->pg, 0, "%s %s %s: boot %d %s, with no crash or warning (the "
-			      "machine's noise); booting again", g->m->arch[c->arch].name,
-			      g->m->variant[c->variant].name, combo, k,
-			      judge_boot_killed(&b->attempt[b->n - 1])
-				      ? "ended with QEMU killed by a signal not ours"
-				      : "timed out before the guest started");
-	}
-	free(combo);
-	return rc;
-}
-
-/* What a cell's boot is made of, made once: the guest's words, the paths (absolute: QEMU runs
- * in the cell's directory, boot.h), the request, and its command line, which is the boots'
- * cache key, the cell's qemu.cmd and what runs (kernel and line NULL: nothing to boot). */
-struct cell_boot {
-	char *args[MAX_GUEST_ARGS];
-	char *log_path, *guest_log, *kernel, *initramfs, *qemu;
-	struct boot_req req;
-	char *line;
-};
-
-static void cell_boot_make(const struct group *g, const struct cell *c, const char *kernel,
-			   struct cell_boot *cb)
-{
-	const struct arch *a = &g->m->arch[c->arch];
-	const char *qemu = g->o->qemu;
-
-	guest_args(g, c, cb->args);
-	cb->log_path = xasprintf("%s/serial.log", c->dir);
-	cb->guest_log = xasprintf("%s/guest.log", c->dir);
-	cb->kernel = kernel ? absolute_path(kernel) : NULL;
-	cb->initramfs = absolute_path(g->ab->initramfs);
-	cb->qemu = qemu && strchr(qemu, '/') ? absolute_path(qemu) : NULL;
-	cb->req = (struct boot_req){ .arch = a, .qemu = cb->qemu ? cb->qemu : qemu,
-				     .kernel = cb->kernel, .initramfs = cb->initramfs,
-				     .guest_args = cb->args, .log_path = cb->log_path,
-				     .guest_log = cb->guest_log,
-				     .timeout = g->o->boot_timeout > 0 ? g->o->boot_timeout
-								      : a->boot_timeout };
-	cb->line = kernel ? boot_command(&cb->req) : NULL;
-}
-
-static void cell_boot_free(struct cell_boot *cb)
-{
-	for (int i = 0; cb->args[i]; i++)
-		free(cb->args[i]);
-	free(cb->log_path);
-	free(cb->guest_log);
-	free(cb->kernel);
-	free(cb->initramfs);
-	free(cb->qemu);
-	free(cb->line);
 }
 
 /* The QEMU line of reproduce.sh: the cell's boot with the kernel and the guest channel in
@@ -357,49 +330,94 @@ static char *repro_line(const struct group *g, const struct cell_boot *cb)
 	return line;
 }
 
+static void cell_boot_make(const struct group *g, const struct cell *c, const char *kernel,
+			   struct cell_boot *cb)
+{
+	const struct arch *a = &g->m->arch[c->arch];
+	const char *qemu = g->o->qemu;
+	char *combo = plan_combo_name(g->m, c->combo);
+
+	guest_args(g, c, cb->args);
+	cb->log_path = xasprintf("%s/serial.log", c->dir);
+	cb->guest_log = xasprintf("%s/guest.log", c->dir);
+	cb->kernel = kernel ? absolute_path(kernel) : NULL;
+	cb->initramfs = absolute_path(g->ab->initramfs);
+	cb->qemu = qemu && strchr(qemu, '/') ? absolute_path(qemu) : NULL;
+	cb->req = (struct boot_req){ .arch = a, .qemu = cb->qemu ? cb->qemu : qemu,
+				     .kernel = cb->kernel, .initramfs = cb->initramfs,
+				     .guest_args = cb->args, .log_path = cb->log_path,
+				     .guest_log = cb->guest_log,
+				     .timeout = g->o->boot_timeout > 0 ? g->o->boot_timeout
+								      : a->boot_timeout };
+	cb->line = kernel ? boot_command(&cb->req) : NULL;
+	cb->repro = repro_line(g, cb);
+	cb->dir = c->dir;
+	cb->channel = a->channel != CHANNEL_NONE;
+	cb->marks = &a->marks;
+	if (cb->line)
+		boot_key(g, c, cb->line, cb->req.timeout, cb->key);
+	cb->cache = &g->cache;
+	cb->jobserver = g->ab ? g->ab->b.jobserver : NULL;
+	cb->pg = g->pg;
+	cb->retries = g->o->boot_retries;
+	cb->what = xasprintf("%s %s %s", a->name, g->m->variant[c->variant].name, combo);
+	free(combo);
+}
+
+static void cell_boot_free(struct cell_boot *cb)
+{
+	for (int i = 0; cb->args[i]; i++)
+		free(cb->args[i]);
+	free(cb->log_path);
+	free(cb->guest_log);
+	free(cb->kernel);
+	free(cb->initramfs);
+	free(cb->qemu);
+	free(cb->line);
+	free(cb->repro);
+	free(cb->what);
+}
+
 /* The boots of a kernel that was built: from the cache, or booted afresh (and cached unless the
  * last one was the machine's noise). */
-static int boot_built(struct group *g, struct cell *c, const struct cell_boot *cb,
-		      struct boots *b, char *err, size_t errlen)
+static int boot_built(const struct cell_boot *cb, struct boots *b, char *err, size_t errlen)
 {
-	char *cmd_path = xasprintf("%s/qemu.cmd", c->dir), *text = xasprintf("%s\n", cb->line);
-	char key[17];
+	char *cmd_path = xasprintf("%s/qemu.cmd", cb->dir), *text = xasprintf("%s\n", cb->line);
 	int rc = 0;
 
 	if (write_file_atomic(cmd_path, text, strlen(text)))
 		warn("cannot write '%s':", cmd_path);
-	boot_key(g, c, cb->line, cb->req.timeout, key);
-	remove_attempt_logs(c->dir);
-	c->boot_cached = reuse_boots(g, c, key, b) == 0;
-	if (!c->boot_cached) {
-		rc = boot_afresh(g, c, &cb->req, b, err, errlen);
+	remove_attempt_logs(cb->dir);
+	b->cached = reuse_boots(cb, b) == 0;
+	if (!b->cached) {
+		rc = boot_afresh(cb, b, err, errlen);
 		/* boots that ended in the machine's noise say nothing of the kernel: not kept, so
 		 * the next run boots it again */
 		if (rc == 0 && !judge_boot_retryable(&b->attempt[b->n - 1]))
-			store_boots(g, c, key, b);
+			store_boots(cb, b);
 	}
-	for (int k = 0; k < b->n && !c->boot_cached; k++)
-		c->boot_seconds += b->attempt[k].outcome.seconds;
-	c->attempts = b->n;
+	for (int k = 0; k < b->n && !b->cached; k++)
+		b->seconds += b->attempt[k].outcome.seconds;
 	free(text);
 	free(cmd_path);
 	return rc;
 }
 
-int boot_cell(struct group *g, struct cell *c, const char *kernel, struct boots *b, char *err,
-	      size_t errlen)
+int boot_cell(struct group *g, const struct cell *c, const char *kernel, struct boots *b,
+	      char *err, size_t errlen)
 {
 	struct cell_boot cb = { 0 };
 	int rc = 0;
 
 	/* a kernel that did not build is not booted, but its reproducer boots what it builds */
 	cell_boot_make(g, c, kernel, &cb);
-	*b = (struct boots){ .timeout = cb.req.timeout, .repro_qemu = repro_line(g, &cb) };
+	*b = (struct boots){ .timeout = cb.req.timeout, .repro_qemu = cb.repro };
+	cb.repro = NULL;
 	snprintf(b->kernel_id, sizeof(b->kernel_id), "%s", cb.args[0] + strlen("KCMPM_ID="));
 	if (!kernel)
-		boot_forget_cell(c->dir);
+		boot_forget_cell(cb.dir);
 	else
-		rc = boot_built(g, c, &cb, b, err, errlen);
+		rc = boot_built(&cb, b, err, errlen);
 	if (rc)
 		boots_free(b);
 	cell_boot_free(&cb);

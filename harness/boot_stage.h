@@ -19,15 +19,16 @@ struct boots {
 	double timeout;		/* seconds each boot had */
 	char kernel_id[64];	/* the tag the kernel was built with, as the guest is told it */
 	char *repro_qemu;	/* the QEMU line that boots it by hand (reproducer.h) */
+	int cached;		/* taken from the cache, not booted by this run */
+	double seconds;		/* how long this run's boots took (0 when cached) */
 };
 
 /* Boots the cell's kernel (or takes its boots from the cache) into b (boots_free), with the
- * QEMU line that boots it by hand, and records in the cell how long they took and how many
- * there were. kernel NULL: it did not build; b holds that line alone, and the cell's directory
+ * QEMU line that boots it by hand and how long they took. kernel NULL: it did not build; b holds that line alone, and the cell's directory
  * loses an earlier run's boots. Returns -1 with why in err when the harness cannot go on (b is
  * then empty). */
-int boot_cell(struct group *g, struct cell *c, const char *kernel, struct boots *b, char *err,
-	      size_t errlen);
+int boot_cell(struct group *g, const struct cell *c, const char *kernel, struct boots *b,
+	      char *err, size_t errlen);
 void boots_free(struct boots *b);
 
 #endif

@@ -16,23 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Copies the config into the build directory unless it is already there byte for byte. */
-static int install_config(const struct build_ctx *b, const char *config_path)
-{
-	char *dot = xasprintf("%s/.config", b->build_dir);
-	char *want = read_file(config_path, NULL), *have = read_file(dot, NULL);
-	int rc = 0;
-
-	if (!want)
-		rc = -1;
-	else if (!have || strcmp(want, have))
-		rc = write_file_atomic(dot, want, strlen(want));
-	free(dot);
-	free(want);
-	free(have);
-	return rc;
-}
-
 /* Does the config at path have loadable modules? */
 static int config_has_modules(const char *path)
 {
@@ -41,25 +24,6 @@ static int config_has_modules(const char *path)
 
 	free(text);
 	return yes;
-}
-
-/* The -j (unless jobs come from a jobserver: a -j on make's command line would make it ignore
- * MAKEFLAGS' one), timestamp and target words of a kernel build (with "modules" when the
- * config has them, so an m symbol is really built as a module); free each. Returns how many. */
-static int kernel_words(const struct build_ctx *b, const char *tag, int modules, int own_jobs,
-			char *words[6])
-{
-	int n = 0;
-
-	if (own_jobs)
-		words[n++] = xasprintf("-j%d", b->jobs);
-	words[n++] = xasprintf("KBUILD_BUILD_TIMESTAMP=kcmpm-%s", tag);
-	words[n++] = xstrdup("KBUILD_BUILD_USER=kcmp-matrix");
-	words[n++] = xstrdup("KBUILD_BUILD_HOST=kcmp-matrix");
-	words[n++] = xstrdup(b->arch->make_target);
-	if (modules)
-		words[n++] = xstrdup("modules");
-	return n;
 }
 
 /* The modules this build made: modules.order (which Kbuild writes anew for every build, so a
@@ -102,30 +66,6 @@ static int kbuild_synced(const char *log_path)
 
 	free(log);
 	return yes;
-}
-
-char *build_reproducer(const struct build_ctx *b, const char *tag, int modules,
-		       const char *out_dir)
-{
-	struct build_ctx there = *b;
-	char *config[] = { xstrdup("olddefconfig") }, *kernel[6];
-	const char *argv[MAKE_MAX_ARGS];
-	char *own[MAKE_MAX_ARGS], *lines[2];
-	int nword;
-
-	there.build_dir = (char *)out_dir;
-	nword = kernel_words(b, tag, modules, 1, kernel);
-	make_cmd(&there, argv, own, 1, config);
-	lines[0] = spawn_format_argv(argv);
-	make_cmd_free(own);
-	make_cmd(&there, argv, own, nword, kernel);
-	lines[1] = spawn_format_argv(argv);
-	make_cmd_free(own);
-	char *text = xasprintf("%s\n%s\n", lines[0], lines[1]);
-
-	free(lines[0]);
-	free(lines[1]);
-	return text;
 }
 
 /* Runs a kernel's make: alone with its own -j, or as a client of b->jobserver in a slot taken
@@ -229,25 +169,12 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 
 	*out = (struct build_outcome){ 0 };
 	err[0] = 0;
-	make_cmd(b, argv, own, kernel_words(b, tag, config_has_modules(config_path),
-					     b->jobserver == NULL, extra), extra);
+	make_cmd(b, argv, own, make_cmd_kernel_words(b, tag, config_has_modules(config_path),
+						      b->jobserver == NULL, extra), extra);
 	unlink(log_path);
-	if (build_dirs_prepare(b, err, errlen) || build_dirs_recover(b) || install_config(b, config_path)) {
-		if (!*err)
-			snprintf(err, errlen, "cannot install '%s' in '%s': %s", config_path,
-				 b->build_dir, strerror(errno));
-		rc = -1;
-		goto out;
-	}
-	/* A stale image from an earlier cell must never stand in for this one. */
-	unlink(image);
 	mark = build_dirs_building_mark(b->build_dir);
-	if (write_file_atomic(mark, tag, strlen(tag))) {
-		snprintf(err, errlen, "cannot write '%s': %s", mark, strerror(errno));
-		rc = -1;
-		goto out;
-	}
-	/* after the mark: an interrupted sync is undone like an interrupted build */
+	/* after the mark (build_dirs_enter): an interrupted sync is undone like an interrupted
+	 * build */
 	if (b->syncconfig && b->syncconfig->pid > 0) {
 		char why[600];
 

@@ -30,21 +30,14 @@ struct build_outcome {
 				 * from modules.order; "" for none */
 };
 
-
-
 /* Builds the kernel for the config at config_path into image_out, and its modules when the
- * config has MODULES=y. The log goes to log_path. Returns -1 only when make could not be
+ * config has MODULES=y, in b->build_dir made ready for it (build_dirs_enter), after the
+ * in-process sync when b has one; clears the building mark when make ended by itself. The
+ * log goes to log_path. Returns -1 only when make could not be
  * started at all (err says why). */
 int build_kernel(const struct build_ctx *b, const char *config_path, const char *tag,
 		 const char *log_path, const char *image_out, struct build_outcome *out, char *err,
 		 size_t errlen);
-
-
-/* The two make commands that rebuild this kernel by hand into out_dir (whose .config is the
- * cell's final config), as shell lines: olddefconfig, then the image (and the modules, when
- * modules is set) with the same timestamp tag. Caller frees. */
-char *build_reproducer(const struct build_ctx *b, const char *tag, int modules,
-		       const char *out_dir);
 
 /* Does a failed build's log say that a program of the build died by a signal (make's
  * "*** [x.o] Killed" or "Error 137", gcc's "Killed signal terminated program cc1") or ran out

@@ -400,3 +400,47 @@ int build_dirs_recover(const struct build_ctx *b)
 			b->build_dir, removed);
 	return removed < 0 ? -1 : 0;
 }
+
+/* Copies the config into the build directory unless it is already there byte for byte. */
+static int install_config(const struct build_ctx *b, const char *config_path)
+{
+	char *dot = xasprintf("%s/.config", b->build_dir);
+	char *want = read_file(config_path, NULL), *have = read_file(dot, NULL);
+	int rc = 0;
+
+	if (!want)
+		rc = -1;
+	else if (!have || strcmp(want, have))
+		rc = write_file_atomic(dot, want, strlen(want));
+	free(dot);
+	free(want);
+	free(have);
+	return rc;
+}
+
+int build_dirs_enter(const struct build_ctx *b, const char *config_path, const char *tag,
+		     char *err, size_t errlen)
+{
+	char *image = xasprintf("%s/%s", b->build_dir, b->arch->image);
+	char *mark = build_dirs_building_mark(b->build_dir);
+	int rc = 0;
+
+	err[0] = 0;
+	if (build_dirs_prepare(b, err, errlen) || build_dirs_recover(b) ||
+	    install_config(b, config_path)) {
+		if (!*err)
+			snprintf(err, errlen, "cannot install '%s' in '%s': %s", config_path,
+				 b->build_dir, strerror(errno));
+		rc = -1;
+	} else {
+		/* a stale image from an earlier cell must never stand in for this one */
+		unlink(image);
+		if (write_file_atomic(mark, tag, strlen(tag))) {
+			snprintf(err, errlen, "cannot write '%s': %s", mark, strerror(errno));
+			rc = -1;
+		}
+	}
+	free(mark);
+	free(image);
+	return rc;
+}

@@ -95,4 +95,11 @@ int build_dirs_recover(const struct build_ctx *b);
  * frees. */
 char *build_dirs_building_mark(const char *build_dir);
 
+/* Makes b->build_dir ready for one kernel's make: prepared (build_dirs_prepare), what an
+ * interrupted build left undone (build_dirs_recover), the config at config_path installed as
+ * its .config (unless it is there byte for byte), no image of an earlier kernel, and the
+ * building mark written with the kernel's tag. Returns 0, or -1 with why in err. */
+int build_dirs_enter(const struct build_ctx *b, const char *config_path, const char *tag,
+		     char *err, size_t errlen);
+
 #endif

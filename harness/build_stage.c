@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "build_stage.h"
 #include "build.h"
+#include "make_cmd.h"
 #include "progress.h"
 #include "spawn.h"
 #include "util.h"
@@ -67,35 +68,58 @@ int job_order(const void *a, const void *b)
 	return x->rank & 1 ? vy - vx : vx - vy;
 }
 
-/* The last lines of a build log, for the cell's directory. */
-static void write_log_tail(const char *log_path, const char *out_path, int lines)
-{
-	size_t len;
-	char *log = read_file(log_path, &len);
-	size_t i = len;
+/* What building one kernel takes, made once from the group and its representative cell
+ * (kernel_build_make), so what follows takes this and not the group: the kernel's tag and
+ * config, its cache entry, the arch's build state it builds with, and the variant's tree. */
+struct kernel_build {
+	const char *tag;
+	char *config;			/* the representative cell's config */
+	const char *kind;		/* the cache kind of the group's kernels */
+	const struct cache_use *cache;
+	struct arch_build *ab;		/* the arch's worktree, build directories and context */
+	struct spawn_server *sync;	/* the variant's resolver server (syncconfig_for) */
+	char *sync_off;			/* it could not start: Kbuild syncs */
+	const char *resolver_src, *memo_dir;	/* what starts it (resolver_serve) */
+	const char *src;		/* the variant's tree, which the worktree switches to */
+	char *src_id;			/* "<variant> <stamp>": the worktree's mark of it */
+	char *dir_key;			/* which build directory (build_dirs_key) */
+	struct progress *pg;
+	char *what;			/* "<arch> <variant>", for the progress lines */
+};
 
-	if (!log)
-		return;
-	while (i > 0 && lines >= 0) {
-		i--;
-		if (log[i] == '\n')
-			lines--;
-	}
-	if (i > 0)
-		i++;
-	write_file_atomic(out_path, log + i, len - i);
-	free(log);
+static void kernel_build_make(const struct group *g, const struct cell *rep,
+			      struct kernel_build *kb)
+{
+	const char *vname = g->m->variant[g->variant].name;
+
+	*kb = (struct kernel_build){
+		.tag = rep->kernel_tag, .config = xasprintf("%s/config", rep->dir),
+		.kind = g->kernel_kind, .cache = &g->cache, .ab = g->ab,
+		.sync = g->ab ? &g->ab->syncconfig[g->variant] : NULL,
+		.sync_off = g->ab ? &g->ab->syncconfig_off[g->variant] : NULL,
+		.resolver_src = g->o->resolver_src, .memo_dir = g->memo_dir, .src = g->vt->path,
+		.src_id = xasprintf("%s %s", vname, g->vt->stamp),
+		.dir_key = build_dirs_key(g->m, rep->resolved), .pg = g->pg,
+		.what = xasprintf("%s %s", g->m->arch[g->arch].name, vname) };
+}
+
+static void kernel_build_free(struct kernel_build *kb)
+{
+	free(kb->config);
+	free(kb->src_id);
+	free(kb->dir_key);
+	free(kb->what);
 }
 
 /* A kernel from the cache: 1 when the entry exists (built, or failed to build), 0 on a miss. */
-static int reuse_kernel(const struct group *g, const char *tag, struct build_outcome *bo)
+static int reuse_kernel(const struct kernel_build *kb, struct build_outcome *bo)
 {
 	char *failed, *modules;
 
-	if (!cache_reusable(&g->cache, g->kernel_kind, tag))
+	if (!cache_reusable(kb->cache, kb->kind, kb->tag))
 		return 0;
-	failed = cache_get_text(&g->cache, g->kernel_kind, tag, "failed");
-	modules = failed ? NULL : cache_get_text(&g->cache, g->kernel_kind, tag, "modules");
+	failed = cache_get_text(kb->cache, kb->kind, kb->tag, "failed");
+	modules = failed ? NULL : cache_get_text(kb->cache, kb->kind, kb->tag, "modules");
 	*bo = (struct build_outcome){ .ok = failed == NULL };
 	if (failed)
 		snprintf(bo->first_error, sizeof(bo->first_error), "%s", failed);
@@ -105,17 +129,18 @@ static int reuse_kernel(const struct group *g, const char *tag, struct build_out
 	return 1;
 }
 
-/* Points the arch's build context at the build directory of this cell's kernel. */
-static int use_build_dir(struct group *g, const struct cell *c, char *err, size_t errlen)
+/* Puts the variant's tree in the arch's worktree and points the arch's build context at the
+ * build directory of this kernel. */
+static int use_build_dir(const struct kernel_build *kb, char *err, size_t errlen)
 {
-	char *key = build_dirs_key(g->m, c->resolved);
-	char *dir = build_dirs_use(&g->ab->dirs, key, err, errlen);
+	struct arch_build *ab = kb->ab;
+	char *dir;
 
-	free(key);
-	if (!dir)
+	if (worktree_switch(&ab->wt, kb->src, kb->src_id, err, errlen) ||
+	    !(dir = build_dirs_use(&ab->dirs, kb->dir_key, err, errlen)))
 		return -1;
-	free(g->ab->b.build_dir);
-	g->ab->b.build_dir = dir;
+	free(ab->b.build_dir);
+	ab->b.build_dir = dir;
 	return 0;
 }
 
@@ -123,103 +148,82 @@ static int use_build_dir(struct group *g, const struct cell *c, char *err, size_
  * variant's first build once the build directory has Kconfig's objects and its auto.conf.cmd
  * (a fresh directory's first build makes them through Kbuild). Called with the variant's
  * tree in place, which it parses. NULL: Kbuild syncs. */
-static struct spawn_server *syncconfig_for(struct group *g)
+static struct spawn_server *syncconfig_for(const struct kernel_build *kb)
 {
-	struct arch_build *ab = g->ab;
-	struct spawn_server *s = &ab->syncconfig[g->variant];
 	char why[600];
 
-	if (s->pid > 0)
-		return s;
-	if (!g->o->resolver_src || ab->syncconfig_off[g->variant] || !resolver_ready(&ab->b))
+	if (kb->sync->pid > 0)
+		return kb->sync;
+	if (!kb->resolver_src || *kb->sync_off || !resolver_ready(&kb->ab->b))
 		return NULL;
 	/* its environment is the kit's but for srctree (the worktree): the kit's memo serves */
-	if (resolver_serve(&ab->b, g->o->resolver_src, g->memo_dir, s, why, sizeof(why)) == 0)
-		return s;
-	warn("%s; Kbuild syncs the configuration of each %s %s kernel itself", why,
-	     g->m->arch[g->arch].name, g->m->variant[g->variant].name);
-	ab->syncconfig_off[g->variant] = 1;
+	if (resolver_serve(&kb->ab->b, kb->resolver_src, kb->memo_dir, kb->sync, why,
+			   sizeof(why)) == 0)
+		return kb->sync;
+	warn("%s; Kbuild syncs the configuration of each %s kernel itself", why, kb->what);
+	*kb->sync_off = 1;
 	return NULL;
 }
 
-/* The kernel k->image of the cell rep, built (k->outcome says how it went) in the arch's
- * worktree and build directory, and cached unless the build timed out or the machine spoilt
- * it (tried once more then). Returns -1 with why in err when the harness cannot go on. */
-static int build_afresh(struct group *g, const struct cell *rep, struct kernel *k, char *err,
+/* The kernel k->image, built (k->outcome says how it went) in the arch's worktree and build
+ * directory, and cached unless the build timed out or the machine spoilt it (tried once more
+ * then). Returns -1 with why in err when the harness cannot go on. */
+static int build_afresh(const struct kernel_build *kb, struct kernel *k, char *err,
 			size_t errlen)
 {
-	const char *tag = rep->kernel_tag;
+	struct arch_build *ab = kb->ab;
 	struct build_outcome *bo = &k->outcome;
-	char *config = xasprintf("%s/config", rep->dir);
-	char *id = xasprintf("%s %s", g->m->variant[g->variant].name, g->vt->stamp);
-	int rc = -1;
 
-	if (worktree_switch(&g->ab->wt, g->vt->path, id, err, errlen) ||
-	    use_build_dir(g, rep, err, errlen))
-		goto out;
-	g->ab->b.syncconfig = syncconfig_for(g);
-	progress_doing(g->pg, "building %s %s kernel %d of %d (%s)", g->m->arch[g->arch].name,
-		       g->m->variant[g->variant].name, g->ab->built + 1, g->ab->nbuild, tag);
+	if (use_build_dir(kb, err, errlen))
+		return -1;
+	ab->b.syncconfig = syncconfig_for(kb);
+	progress_doing(kb->pg, "building %s kernel %d of %d (%s)", kb->what, ab->built + 1,
+		       ab->nbuild, kb->tag);
 	/* a rebuild (--force all, or after a timeout) starts the entry anew: nothing of an earlier
 	 * build, a "failed" mark least of all, outlives it */
-	cache_begin(&g->cache, g->kernel_kind, tag);
-	if (build_kernel(&g->ab->b, config, tag, k->log, k->image, bo, err, errlen))
-		goto out;
-	if (bo->machine_fault) {	/* the machine's noise: once more */
-		progress_line(g->pg, 0, "%s %s kernel %s: %s; building it again",
-			      g->m->arch[g->arch].name, g->m->variant[g->variant].name, tag,
+	cache_begin(kb->cache, kb->kind, kb->tag);
+	for (int attempt = 1;; attempt++) {
+		if (build_dirs_enter(&ab->b, kb->config, kb->tag, err, errlen) ||
+		    build_kernel(&ab->b, kb->config, kb->tag, k->log, k->image, bo, err, errlen))
+			return -1;
+		if (!bo->machine_fault || attempt == 2)
+			break;
+		/* the machine's noise: once more */
+		progress_line(kb->pg, 0, "%s kernel %s: %s; building it again", kb->what, kb->tag,
 			      bo->first_error);
-		if (build_kernel(&g->ab->b, config, tag, k->log, k->image, bo, err, errlen))
-			goto out;
 	}
-	g->ab->built++;
+	ab->built++;
 	/* a timeout or the machine's fault says nothing about the kernel: nothing is cached, the
 	 * next run builds it again */
 	if (!bo->timed_out && !bo->machine_fault) {
 		if (!bo->ok)
-			cache_put_text(&g->cache, g->kernel_kind, tag, "failed", bo->first_error);
+			cache_put_text(kb->cache, kb->kind, kb->tag, "failed", bo->first_error);
 		else	/* marks the entry complete */
-			cache_put_text(&g->cache, g->kernel_kind, tag, "modules", bo->modules);
+			cache_put_text(kb->cache, kb->kind, kb->tag, "modules", bo->modules);
 	}
-	rc = 0;
-out:
-	free(id);
-	free(config);
-	return rc;
+	return 0;
 }
 
 int build_stage_kernel(struct group *g, const struct cell *rep, struct kernel *k, char *err,
 		       size_t errlen)
 {
-	const char *tag = rep->kernel_tag;
+	struct kernel_build kb;
+	int rc = 0;
 
-	*k = (struct kernel){ .image = cache_file(g->o->cache_dir, g->kernel_kind, tag, "image"),
-			      .log = cache_file(g->o->cache_dir, g->kernel_kind, tag, "build.log"),
+	kernel_build_make(g, rep, &kb);
+	*k = (struct kernel){ .image = cache_file(kb.cache->dir, kb.kind, kb.tag, "image"),
+			      .log = cache_file(kb.cache->dir, kb.kind, kb.tag, "build.log"),
 			      /* the group's config context: the by-hand build needs no build
 			       * directory of the harness's */
-			      .repro_make = build_reproducer(&g->b, tag, g->modules,
-							     PLAN_REPRO_DIR) };
-	k->cached = reuse_kernel(g, tag, &k->outcome);
-	if (k->cached || build_afresh(g, rep, k, err, errlen) == 0)
-		return 0;
-	kernel_free(k);
-	return -1;
-}
-
-void kernel_to_cell(const struct kernel *k, struct cell *c, int built_here)
-{
-	const struct build_outcome *bo = &k->outcome;
-	char *tail = xasprintf("%s/build.log", c->dir);
-
-	write_log_tail(k->log, tail, 100);
-	free(tail);
-	c->build_seconds = built_here ? bo->seconds : 0;
-	c->kernel_synced = built_here && bo->synced;
-	c->kernel_cached = k->cached;
-	c->built = bo->ok;
-	c->modules = bo->ok ? xstrdup(bo->modules) : NULL;
-	free(c->repro_make);
-	c->repro_make = xstrdup(k->repro_make);
+			      .repro_make = make_cmd_reproducer(&g->b, kb.tag, g->modules,
+								PLAN_REPRO_DIR) };
+	k->cached = reuse_kernel(&kb, &k->outcome);
+	if (!k->cached && build_afresh(&kb, k, err, errlen)) {
+		kernel_free(k);
+		rc = -1;
+	}
+	kernel_build_free(&kb);
+	return rc;
 }
 
 void kernel_free(struct kernel *k)

@@ -1,8 +1,9 @@
 /* build_stage: a group's kernels. The distinct configs of an arch's groups become kernel jobs,
  * ordered so that each build differs from the previous one as little as it can (add_jobs,
- * job_order); build_kernel_cached takes a kernel from the cache (kernels/<tree>/<variant>/
+ * job_order); build_stage_kernel takes a kernel from the cache (kernels/<tree>/<variant>/
  * <arch>/<tag>/: image, build.log, modules or failed) or builds it in the arch's worktree and
- * build directory and caches it. A build that timed out or that the machine spoilt (make
+ * build directory and caches it, and hands it back (struct kernel) for the cells that share
+ * it. A build that timed out or that the machine spoilt (make
  * killed by a signal not ours) is not cached; the machine's fault is tried once more.
  */
 #ifndef KCMPM_BUILD_STAGE_H
@@ -38,9 +39,6 @@ struct kernel {
  * build failure is an outcome, not an error). */
 int build_stage_kernel(struct group *g, const struct cell *rep, struct kernel *k, char *err,
 		       size_t errlen);
-/* What a cell takes from its kernel: the build log's tail in its directory, the build's
- * figures (counted for the cell built_here only), the modules, the by-hand make commands. */
-void kernel_to_cell(const struct kernel *k, struct cell *c, int built_here);
 void kernel_free(struct kernel *k);
 
 #endif

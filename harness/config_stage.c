@@ -7,6 +7,7 @@
 #include "kconfig.h"
 #include "arch_tools.h"
 #include "progress.h"
+#include "record.h"
 #include "spawn.h"
 #include "util.h"
 

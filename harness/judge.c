@@ -76,10 +76,11 @@ static void early_failure(struct judging *j, enum cell_status status)
 static void check_modules(struct judging *j)
 {
 	const struct matrix *m = j->in->m;
+	const char *modules = j->in->modules;
 	struct cell *c = j->c;
 
 	for (int s = 0; s < m->nsym; s++)
-		if (c->resolved[s] == 'm' && (!c->modules || !*c->modules)) {
+		if (c->resolved[s] == 'm' && (!modules || !*modules)) {
 			c->status = CELL_FAIL;
 			add_reason(j, "observed: %s=m, but the build made no module", m->sym[s]);
 		}

@@ -49,6 +49,7 @@ struct judge_input {
 	const char *build_error;	/* non-NULL: the kernel did not build */
 	int build_timed_out;		/* with build_error: because its time limit ran out */
 	int build_machine_fault;	/* with build_error: the machine's fault (ERROR) */
+	const char *modules;		/* the modules the build made, as words ("": none) */
 	int nattempt;			/* the boots of the kernel, first to last */
 	const struct boot_attempt *attempt;
 	double boot_timeout;		/* seconds each boot had */

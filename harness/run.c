@@ -11,7 +11,7 @@
 #include "judge.h"
 #include "arch_tools.h"
 #include "progress.h"
-#include "reproducer.h"
+#include "record.h"
 #include "spawn.h"
 #include "stage.h"
 #include "util.h"
@@ -80,6 +80,7 @@ static void judge_once(const struct group *g, struct cell *c, const char *config
 		in.build_timed_out = k->outcome.timed_out;
 		in.build_machine_fault = k->outcome.machine_fault;
 	} else {
+		in.modules = k->outcome.modules;
 		in.nattempt = b->n;
 		in.attempt = b->attempt;
 		in.boot_timeout = b->timeout;
@@ -87,17 +88,6 @@ static void judge_once(const struct group *g, struct cell *c, const char *config
 		in.tests = (const char *const *)g->tools->tests;
 	}
 	judge_cell(&in, c);
-}
-
-/* Writes what a judged cell needs beside its verdict: its reproduce.sh, from the by-hand
- * commands its kernel and its boots came with; then the cell is done. */
-static void record_cell(struct group *g, struct cell *c, struct boots *b)
-{
-	free(c->repro_qemu);
-	c->repro_qemu = b->repro_qemu;
-	b->repro_qemu = NULL;
-	write_reproducer(g->m, c, g->t->version);
-	cell_done(g, c);
 }
 
 /* The group's cells whose config could not be resolved: judged, and done (no kernel, no
@@ -127,11 +117,10 @@ static int build_and_boot(struct group *g, int rep, char *err, size_t errlen)
 
 		if (c->status != CELL_PENDING || strcmp(c->kernel_tag, tag))
 			continue;
-		kernel_to_cell(&k, c, i == rep && !k.cached);
 		rc = boot_cell(g, c, k.outcome.ok ? k.image : NULL, &boots, err, errlen);
 		if (rc == 0) {
 			judge_once(g, c, NULL, &k, &boots);
-			record_cell(g, c, &boots);
+			record_cell(g, c, &k, &boots, i == rep && !k.cached);
 			boots_free(&boots);
 		}
 	}

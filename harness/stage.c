@@ -2,8 +2,6 @@
 #define _GNU_SOURCE
 #include "stage.h"
 #include "cache_layout.h"
-#include "progress.h"
-#include "spawn.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -78,31 +76,3 @@ void group_free(struct group *g)
 	free(g->base);
 }
 
-/* What an interrupted run says on its way out (spawn's signal handler prints it). */
-void note_how_far(int done, int total)
-{
-	char note[512];
-
-	snprintf(note, sizeof(note), "kcmp-matrix: interrupted after %d of %d cells; children "
-		 "killed. Run the same command again to finish: finished kernels and boots are "
-		 "reused from the cache.\n", done, total);
-	spawn_set_exit_note(note);
-}
-
-/* A finished cell: one line for the log and the terminal, and the mark a stopped run's
- * partial tables go by (set last: everything of the cell is written before it). */
-void cell_done(struct group *g, struct cell *c)
-{
-	char *combo = plan_combo_name(g->m, c->combo);
-	struct progress *pg = g->pg;
-	int done = progress_line(pg, 1, "%s %-7s %s %s  build %s%.1fs boot %s%.1fs  %s%s%s",
-				 g->m->tree[c->tree].name, g->m->arch[c->arch].name,
-				 g->m->variant[c->variant].name, combo,
-				 c->kernel_cached ? "cached " : "", c->build_seconds,
-				 c->boot_cached ? "cached " : "", c->boot_seconds,
-				 cell_status_name(c->status), c->reason[0] ? ": " : "", c->reason);
-
-	note_how_far(done, pg->total);
-	free(combo);
-	__atomic_store_n(&c->finished, 1, __ATOMIC_RELEASE);
-}

@@ -2,7 +2,7 @@
  * that order) share. A group is one (variant, arch) pair of a tree: its cells, its base config
  * and how its configs are made (the config stage fills it in), and the arch's build state
  * (struct arch_build), which every variant of the arch shares because its kernels are built
- * one after another through one worktree. cell_done() is where a judged cell is recorded.
+ * one after another through one worktree. A judged cell is recorded by record.h.
  */
 #ifndef KCMPM_STAGE_H
 #define KCMPM_STAGE_H
@@ -92,9 +92,5 @@ int group_pairs(const struct matrix *m, const struct plan *p, const struct varia
 char *cell_dir(const struct group *g, const struct cell *c);
 /* The cache kind of a group's kernels: kernels/<tree>/<variant>/<arch>. Caller frees. */
 char *kernel_kind(const struct tree *t, const struct matrix *m, int variant, int arch);
-/* What an interrupted run says on its way out: how far it got (spawn's exit note). */
-void note_how_far(int done, int total);
-/* A judged cell: its line in the log, and the mark that it is finished (plan.h). */
-void cell_done(struct group *g, struct cell *c);
 
 #endif

@@ -189,7 +189,8 @@ TEST(build_recovers_from_an_interrupted_build)
 	free(mark);
 }
 
-/* What a build finds in its directory before its make runs: a directory build_dirs made for a
+/* What a build finds in its directory as it is made ready for a make (build_dirs_enter, then
+ * build_kernel, as the build stage calls them): a directory build_dirs made for a
  * key (its key file and nothing of Kbuild's) is kept as it is; one with Kbuild's files but no
  * mark naming the tree is emptied, its objects being of no known tree. */
 TEST(build_keeps_a_new_directory_and_empties_an_unknown_one)
@@ -214,14 +215,16 @@ TEST(build_keeps_a_new_directory_and_empties_an_unknown_one)
 	CHECK(write_file_atomic(config, "CONFIG_X=y\n", 11) == 0);
 	CHECK(mkdir_p(b.build_dir) == 0);
 	CHECK(write_file_atomic(key, "K-y", 3) == 0);
-	CHECK(build_kernel(&b, config, "tag", log, image, &bo, err, sizeof(err)) == 0);
+	CHECK(build_dirs_enter(&b, config, "tag", err, sizeof(err)) == 0 &&
+	      build_kernel(&b, config, "tag", log, image, &bo, err, sizeof(err)) == 0);
 	CHECK(path_exists(key));
 	CHECK(build_dir_in_use(b.build_dir));
 	remove_tree(b.build_dir);
 	CHECK(mkdir_p(b.build_dir) == 0);
 	CHECK(write_file_atomic(makefile, "# O=\n", 5) == 0);
 	CHECK(write_file_atomic(stray, "obj", 3) == 0);
-	CHECK(build_kernel(&b, config, "tag", log, image, &bo, err, sizeof(err)) == 0);
+	CHECK(build_dirs_enter(&b, config, "tag", err, sizeof(err)) == 0 &&
+	      build_kernel(&b, config, "tag", log, image, &bo, err, sizeof(err)) == 0);
 	CHECK(!path_exists(stray) && build_dir_in_use(b.build_dir));
 	remove_tree(dir);
 	free(key);

@@ -560,3 +560,40 @@ TEST(judge_selftest_is_a_second_opinion)
 	m.selftest_src = NULL;
 	m.selftest_needs = NULL;
 }
+
+/* A symbol that resolved to m is seen only as a module the build made: DRM=m with no module
+ * is a FAIL, whatever the guest saw; with drm.ko made the same boot passes. */
+static void judge_drm_m(const char *modules, struct cell *c)
+{
+	static const struct boot_outcome ok = { .status = 0 };
+	struct boot_attempt a;
+	char err[256];
+
+	load_matrix();
+	*c = (struct cell){ 0 };
+	memcpy(c->requested, "yynmy", 5);
+	memcpy(c->resolved, "yynmy", 5);
+	c->variant = matrix_variant_index(&m, "v3");
+	CHECK(rules_predict(&m.variant[c->variant].rules, c->requested, NULL, &c->predicted, err,
+			    sizeof(err)) == 0);
+	a.outcome = ok;
+	ktap_parse(passing_log, strlen(passing_log), &m.arch[0].marks, &a.log);
+	judge_cell(&(struct judge_input){ .m = &m, .modules = modules, .nattempt = 1,
+					  .attempt = &a, .kernel_id = "kcmpm-0123456789abcdef",
+					  .tests = listed_tests }, c);
+	ktap_free(&a.log);
+}
+
+TEST(judge_m_symbol_needs_a_module_built)
+{
+	struct cell c;
+
+	judge_drm_m("", &c);
+	CHECK(c.status == CELL_FAIL);
+	CHECK_CONTAINS(c.reason, "observed: DRM=m, but the build made no module");
+	free_cell(&c);
+	judge_drm_m("drivers/gpu/drm/drm.ko", &c);
+	CHECK(c.status == CELL_PASS);
+	CHECK_STR(c.reason, "");
+	free_cell(&c);
+}
