@@ -4,7 +4,7 @@
 #include "boot.h"
 #include "judge.h"
 #include "jobserver.h"
-#include "kconfig.h"
+#include "dotconfig.h"
 #include "ktap.h"
 #include "arch_tools.h"
 #include "progress.h"
@@ -31,7 +31,7 @@ static void guest_args(const struct group *g, const struct cell *c,
 	for (int i = 0; i < g->m->nobs; i++)
 		args[n++] = xasprintf("KCMPM_EXPECT_%s=%s", g->m->obs[i], c->predicted.observe[i]);
 	for (int k = 0; g->m->guest_config[k]; k++) {
-		char v = config ? kconfig_bool(config, g->m->guest_config[k], 1) : 0;
+		char v = config ? dotconfig_bool(config, g->m->guest_config[k], 1) : 0;
 
 		args[n++] = xasprintf("KCMPM_CONFIG_%s=%c", g->m->guest_config[k], v ? v : 'n');
 	}
@@ -187,7 +187,7 @@ static int reuse_boots(const struct cell_boot *cb, struct boots *b)
 			break;
 		add_attempt(cb, b, k, n, &out[k - 1]);
 	}
-	/* an entry from before noise was kept out is never trusted: booted again */
+	/* an entry from before the machine's fault was kept out is never trusted: booted again */
 	if (b->n == n && n && !judge_boot_retryable(&b->attempt[n - 1]))
 		return 0;
 	/* not boots_free: the reproducer's QEMU line stays for the boots afresh */
@@ -260,7 +260,7 @@ static void keep_attempt(const struct cell_boot *cb, int k)
 	free_strings(now);
 }
 
-/* Boots the kernel until a boot is not the machine's noise (judge_boot_retryable) or the
+/* Boots the kernel until a boot is not the machine's fault (judge_boot_retryable) or the
  * retries are spent; each earlier attempt's console stays as serial.attempt-<k>.log (and its
  * channel as guest.attempt-<k>.log). */
 static int boot_afresh(const struct cell_boot *cb, struct boots *b, char *err, size_t errlen)
@@ -285,7 +285,7 @@ static int boot_afresh(const struct cell_boot *cb, struct boots *b, char *err, s
 			break;
 		keep_attempt(cb, k);
 		progress_line(cb->pg, 0, "%s: boot %d %s, with no crash or warning (the machine's "
-			      "noise); booting again", cb->what, k,
+			      "fault); booting again", cb->what, k,
 			      judge_boot_killed(&b->attempt[b->n - 1])
 				      ? "ended with QEMU killed by a signal not ours"
 				      : "timed out before the guest started");
@@ -297,7 +297,7 @@ static int boot_afresh(const struct cell_boot *cb, struct boots *b, char *err, s
  * console as serial.attempt-<k>.log, the last one as serial.log, and its guest channel beside
  * it (guest.attempt-<k>.log, guest.log) where the arch has one. The key names the format, so
  * an entry of another layout is a miss, never misread. Boots whose last one was the machine's
- * noise (judge_boot_retryable) are never kept: the next run boots again. The command line
+ * fault (judge_boot_retryable) are never kept: the next run boots again. The command line
  * names the kernel's path, which names its tag, and the guest channel's file bare (boot.c), so
  * it is the same for every results directory and their boots share the entry. */
 static void boot_key(const struct group *g, const struct cell *c, const char *line,
@@ -379,7 +379,7 @@ static void cell_boot_free(struct cell_boot *cb)
 }
 
 /* The boots of a kernel that was built: from the cache, or booted afresh (and cached unless the
- * last one was the machine's noise). */
+ * last one was the machine's fault). */
 static int boot_built(const struct cell_boot *cb, struct boots *b, char *err, size_t errlen)
 {
 	char *cmd_path = xasprintf("%s/qemu.cmd", cb->dir), *text = xasprintf("%s\n", cb->line);
@@ -391,7 +391,7 @@ static int boot_built(const struct cell_boot *cb, struct boots *b, char *err, si
 	b->cached = reuse_boots(cb, b) == 0;
 	if (!b->cached) {
 		rc = boot_afresh(cb, b, err, errlen);
-		/* boots that ended in the machine's noise say nothing of the kernel: not kept, so
+		/* boots that ended in the machine's fault say nothing of the kernel: not kept, so
 		 * the next run boots it again */
 		if (rc == 0 && !judge_boot_retryable(&b->attempt[b->n - 1]))
 			store_boots(cb, b);

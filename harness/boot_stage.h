@@ -1,14 +1,14 @@
 /* boot_stage: a cell's boots. boot_cell boots the cell's kernel in QEMU with the guest as
  * /init, or takes the boots from the cache (boots/<key>/: every attempt's outcome and
  * console), and hands them back for the judge (judge.h), which the orchestrator (run.c) asks
- * once per cell. A boot that timed out with no crash or warning is the machine's noise and is
- * retried, up to --boot-retries times; boots that ended in noise are never cached.
+ * once per cell. A boot that timed out with no crash or warning is the machine's fault and is
+ * retried, up to --boot-retries times; boots that ended in the machine's fault are never cached.
  */
 #ifndef KCMPM_BOOT_STAGE_H
 #define KCMPM_BOOT_STAGE_H
 
 #include "judge.h"
-#include "stage.h"
+#include "group.h"
 
 enum { MAX_GUEST_ARGS = 1 + MAX_OBSERVABLES + MAX_GUEST_CONFIG + 1 + 1, MAX_BOOT_ATTEMPTS = 8 };
 

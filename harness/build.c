@@ -3,7 +3,7 @@
 #include "build.h"
 #include "build_dirs.h"
 #include "jobserver.h"
-#include "kconfig.h"
+#include "dotconfig.h"
 #include "make_cmd.h"
 #include "resolver.h"
 #include "spawn.h"
@@ -20,7 +20,7 @@
 static int config_has_modules(const char *path)
 {
 	char *text = read_file(path, NULL);
-	int yes = text && kconfig_bool(text, "MODULES", 1) == 'y';
+	int yes = text && dotconfig_bool(text, "MODULES", 1) == 'y';
 
 	free(text);
 	return yes;

@@ -188,7 +188,7 @@ static int build_afresh(const struct kernel_build *kb, struct kernel *k, char *e
 			return -1;
 		if (!bo->machine_fault || attempt == 2)
 			break;
-		/* the machine's noise: once more */
+		/* the machine's fault: once more */
 		progress_line(kb->pg, 0, "%s kernel %s: %s; building it again", kb->what, kb->tag,
 			      bo->first_error);
 	}

@@ -10,7 +10,7 @@
 #define KCMPM_BUILD_STAGE_H
 
 #include "build.h"
-#include "stage.h"
+#include "group.h"
 
 /* One kernel to build: a representative cell of a group. */
 struct kernel_job {

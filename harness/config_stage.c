@@ -4,7 +4,7 @@
 #include "cache_layout.h"
 #include "config_targets.h"
 #include "judge.h"
-#include "kconfig.h"
+#include "dotconfig.h"
 #include "arch_tools.h"
 #include "progress.h"
 #include "record.h"
@@ -36,7 +36,7 @@ static char *cell_request(const struct group *g, const struct cell *c, char key[
 
 	for (int s = 0; s < g->m->nsym; s++)
 		values[s] = g->exists[s] ? c->requested[s] : VALUE_UNSET;
-	char *requested = kconfig_set(g->base, g->m->nsym, (const char *const *)g->m->sym,
+	char *requested = dotconfig_set(g->base, g->m->nsym, (const char *const *)g->m->sym,
 				      values);
 	const char *parts[] = { g->identity ? g->identity : "", g->vt->stamp,
 				g->m->arch[g->arch].name, g->resolver_id, requested, NULL };
@@ -63,7 +63,7 @@ static int cell_resolved(struct group *g, int i, const char *text, const char *w
 		g->config_error[i] = xstrdup(why ? why : "no config");
 	} else {
 		for (int s = 0; s < g->m->nsym; s++)
-			c->resolved[s] = kconfig_bool(text, g->m->sym[s], g->exists[s]);
+			c->resolved[s] = dotconfig_bool(text, g->m->sym[s], g->exists[s]);
 		kernel_tag_of(g, text, c->kernel_tag);
 		if (write_file_atomic(final, text, strlen(text))) {
 			snprintf(err, errlen, "cannot write '%s': %s", final, strerror(errno));
@@ -294,7 +294,7 @@ static int arch_symbols_hold(const struct group *g, char *err, size_t errlen)
 	for (int i = 0; i < r->narch_sym; i++) {
 		char said = rules_arch_value(a->kconfig, r->arch_sym[i]);
 		/* no line (not set, or not a symbol of this arch) reads as n, as Kconfig takes it */
-		char has = kconfig_bool(g->base, r->arch_sym[i], 1);
+		char has = dotconfig_bool(g->base, r->arch_sym[i], 1);
 
 		if (said != has) {
 			snprintf(err, errlen, "%s: arch '%s' gives %s=%c, but its base config for %s "
@@ -348,7 +348,7 @@ int config_group(struct group *g, struct plan *p, char *err, size_t errlen)
 	g->base = base_config(g, err, errlen);
 	if (!g->base || arch_symbols_hold(g, err, errlen))
 		return -1;
-	g->modules = kconfig_bool(g->base, "MODULES", 1) == 'y';
+	g->modules = dotconfig_bool(g->base, "MODULES", 1) == 'y';
 	for (int i = 0; i < g->ncell; i++) {
 		struct cell *c = g->cells[i];
 

@@ -11,7 +11,7 @@
 #ifndef KCMPM_CONFIG_STAGE_H
 #define KCMPM_CONFIG_STAGE_H
 
-#include "stage.h"
+#include "group.h"
 
 /* Fills in a group's cells (those of p with its variant and arch), makes each one's directory
  * under the results, its base and each cell's resolved config. A cell whose config cannot be

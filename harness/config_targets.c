@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "config_targets.h"
 #include "build_dirs.h"
-#include "kconfig.h"
+#include "dotconfig.h"
 #include "make_cmd.h"
 #include "resolver.h"
 #include "spawn.h"

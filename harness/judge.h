@@ -20,7 +20,7 @@
  * is retried away. A boot that timed out after the guest announced its start ("# kcmp-matrix:
  * guest started", drained to the console before its first call that could hang) is the
  * kernel's hang: TIMEOUT, never retried. Only a boot that timed out before the guest started,
- * with neither a crash nor a warning (the machine's noise: a loaded host under TCG, a stalled
+ * with neither a crash nor a warning (the machine's fault: a loaded host under TCG, a stalled
  * firmware), may be retried (judge_boot_retryable); a cell whose last boot passed after such
  * boots is PASS, flaky, which the exit status does not count as a pass (cell_ok).
  *
@@ -70,7 +70,7 @@ int judge_boot_killed(const struct boot_attempt *a);
 
 /* May the boot stage boot again after this attempt? Only when it timed out before the guest
  * started and its console shows neither a crash nor a warning, or QEMU was killed
- * (judge_boot_killed): the machine's noise, not the kernel's fault. */
+ * (judge_boot_killed): the machine's fault, not the kernel's fault. */
 int judge_boot_retryable(const struct boot_attempt *a);
 
 /* A config-only run's verdict (nothing built or booted): CONFIG_OK when the rules' prediction

@@ -6,7 +6,7 @@
 #ifndef KCMPM_RECORD_H
 #define KCMPM_RECORD_H
 
-#include "stage.h"
+#include "group.h"
 
 struct kernel;
 struct boots;

@@ -13,7 +13,7 @@
 #include "progress.h"
 #include "record.h"
 #include "spawn.h"
-#include "stage.h"
+#include "group.h"
 #include "util.h"
 
 #include <errno.h>

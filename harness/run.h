@@ -4,7 +4,7 @@
  * previous one in symbols and in variant), built in the arch's build directories from its
  * worktree (build_stage.h), each booted and judged as soon as it is built (boot_stage.h, which
  * hands the evidence to judge.h), its reproduce.sh written (reproducer.h) and the cell recorded
- * (stage.h's cell_done). Each finished cell's files are written under results/ at once; the
+ * (record.h's cell_done). Each finished cell's files are written under results/ at once; the
  * tables are written at the end (results.h, by main).
  *
  * The arches of a tree run at once, each in a thread of its own: one arch's kernel builds and

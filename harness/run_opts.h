@@ -1,5 +1,5 @@
 /* run_opts: how a run was asked to go (the command line's options), which every stage of it
- * reads. A header of its own so that the stages (stage.h) need not include the orchestrator
+ * reads. A header of its own so that the stages (group.h) need not include the orchestrator
  * that calls them (run.h).
  */
 #ifndef KCMPM_RUN_OPTS_H

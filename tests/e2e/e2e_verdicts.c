@@ -120,7 +120,7 @@ TEST(e2e_hung_guest_is_timeout_and_killed)
 	}
 	free(pid);
 	run_free(&r);
-	/* a timeout with no crash is the machine's noise: not cached, the next run boots again */
+	/* a timeout with no crash is the machine's fault: not cached, the next run boots again */
 	unlink(pidfile);
 	r = harness_run("hang-again", (const char *[]){ "--arch", "x86_64", "--only", OFF, "--qemu",
 						       "tests/fakes/qemu-hang", "--boot-timeout", "2",

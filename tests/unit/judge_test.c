@@ -241,7 +241,7 @@ TEST(judge_every_observable)
 }
 
 /* A crash is BOOT_FAIL whatever a later boot said; a cell passes after boots that only timed
- * out (the machine's noise), as PASS marked flaky. */
+ * out (the machine's fault), as PASS marked flaky. */
 TEST(judge_crash_is_never_retried_away)
 {
 	static const char crashed[] = "Linux version 6.1.192 #1 kcmpm-0123456789abcdef\n"
@@ -277,7 +277,7 @@ TEST(judge_crash_is_never_retried_away)
 #define WARN_LINE "[ 1.5] WARNING: CPU: 0 PID: 1 at kernel/kcmp.c:140 __do_sys_kcmp+0x1/0x2\n"
 
 /* A kernel that warns fails its cell with a status of its own, naming the line, even when
- * every check passed; a timed-out boot that warned is not the machine's noise. */
+ * every check passed; a timed-out boot that warned is not the machine's fault. */
 TEST(judge_kernel_warning)
 {
 	const struct boot_outcome timed_out = { .timed_out = 1, .status = 137 };
@@ -384,7 +384,7 @@ TEST(judge_xfail_covers_its_kind_only)
 
 /* A boot that timed out after the guest announced its start is the kernel's hang: TIMEOUT
  * naming the last result, and never retried; one that timed out before the guest started is
- * the machine's noise, retried. A pass after a retry is flaky, and not ok for the exit status. */
+ * the machine's fault, retried. A pass after a retry is flaky, and not ok for the exit status. */
 TEST(judge_hang_after_the_guest_started_is_the_kernels)
 {
 	const struct boot_outcome timed_out = { .timed_out = 1, .status = 137 };

@@ -1,6 +1,6 @@
-/* kconfig: see kconfig.h. */
+/* dotconfig: see dotconfig.h. */
 #define _GNU_SOURCE
-#include "kconfig.h"
+#include "dotconfig.h"
 #include "rules.h"
 #include "util.h"
 
@@ -30,7 +30,7 @@ static int line_about(const char *line, size_t len, const char *name, const char
 	return 0;
 }
 
-char *kconfig_get(const char *text, const char *name)
+char *dotconfig_get(const char *text, const char *name)
 {
 	char *found = NULL;
 
@@ -59,7 +59,7 @@ char *kconfig_get(const char *text, const char *name)
 	return found;
 }
 
-char *kconfig_set(const char *text, int n, const char *const *names, const char *values)
+char *dotconfig_set(const char *text, int n, const char *const *names, const char *values)
 {
 	struct strbuf sb = { 0 };
 
@@ -94,9 +94,9 @@ char *kconfig_set(const char *text, int n, const char *const *names, const char 
 	return sb.s;
 }
 
-char kconfig_bool(const char *text, const char *name, int exists)
+char dotconfig_bool(const char *text, const char *name, int exists)
 {
-	char *v = kconfig_get(text, name);
+	char *v = dotconfig_get(text, name);
 	char c;
 
 	if (!v)

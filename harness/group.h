@@ -1,11 +1,11 @@
-/* stage: what the stages of a run (config_stage, build_stage, boot_stage; run.c calls them in
+/* group: what the stages of a run (config_stage, build_stage, boot_stage; run.c calls them in
  * that order) share. A group is one (variant, arch) pair of a tree: its cells, its base config
  * and how its configs are made (the config stage fills it in), and the arch's build state
  * (struct arch_build), which every variant of the arch shares because its kernels are built
  * one after another through one worktree. A judged cell is recorded by record.h.
  */
-#ifndef KCMPM_STAGE_H
-#define KCMPM_STAGE_H
+#ifndef KCMPM_GROUP_H
+#define KCMPM_GROUP_H
 
 #include "build_ctx.h"
 #include "build_dirs.h"

@@ -1,6 +1,6 @@
-/* stage: see stage.h. */
+/* group: see group.h. */
 #define _GNU_SOURCE
-#include "stage.h"
+#include "group.h"
 #include "cache_layout.h"
 #include "util.h"
 
