@@ -1,12 +1,13 @@
 /* kcmp-matrix: build, boot and judge every cell of the Kconfig matrix; and the commands around
  * a run (merge, diff, verify-cache, prune-cache).
  *
- * This file takes the locks, cleans up after a killed run, runs the command and writes the
- * results. The pipeline, a file a stage: plan.c (cells and predictions from the rules) ->
+ * This file takes the locks (lock.h), cleans up after a killed run, runs the command and
+ * writes the results. The pipeline, a file a stage: plan.c (cells and predictions from the rules) ->
  * config_stage.c (each cell's final .config) -> build_stage.c (a kernel per distinct config)
  * -> boot_stage.c (QEMU, the guest as /init) -> judge.c (the one place a status is decided) ->
- * report*.c, results.c (the tables). run.c strings the stages together; options.c reads the
- * command line; spawn.c is the only place that starts processes.
+ * record.c (what a judged cell leaves) -> report*.c, results.c (the tables). run.c strings
+ * the stages together; options.c reads the command line; spawn.c is the only place that
+ * starts processes; lock.c keeps two runs off one directory.
  *
  * Exit status: 0 every cell passed, 1 some cell did not, 2 the harness could not run.
  */
@@ -14,6 +15,7 @@
 #include "cache.h"
 #include "cache_layout.h"
 #include "diff.h"
+#include "lock.h"
 #include "matrix.h"
 #include "merge.h"
 #include "syscalls.h"
@@ -29,8 +31,6 @@
 #include "util.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <signal.h>
@@ -49,35 +49,6 @@ static void clean_environment(void)
 
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
 		unsetenv(vars[i]);
-}
-
-/* How long a run waits for another that holds its cache or results: longer than a whole cold
- * matrix on a slow machine, short enough that a nightly stuck behind a hung run says so. */
-enum { LOCK_WAIT_SECONDS = 6 * 3600 };
-
-/* One run at a time per directory: build directories and result files cannot be shared. A
- * second run waits for the first, up to LOCK_WAIT_SECONDS. The lock is released when the
- * process ends. */
-static void lock_dir(const char *dir)
-{
-	char *path = xasprintf("%s/.lock", dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644), waited = 0;
-
-	if (fd < 0)
-		die("cannot open lock file '%s':", path);
-	while (flock(fd, LOCK_EX | LOCK_NB)) {
-		if (errno != EWOULDBLOCK)
-			die("cannot lock '%s':", path);
-		if (waited == 0)
-			warn("another kcmp-matrix run is using '%s'; waiting for it to finish (at most "
-			     "%d s)", dir, LOCK_WAIT_SECONDS);
-		if (waited >= LOCK_WAIT_SECONDS)
-			die("another kcmp-matrix run has held '%s' for %d s; giving up (stop that run, "
-			    "or run again once it is done)", dir, waited);
-		sleep(1);
-		waited++;
-	}
-	free(path);	/* fd stays open: it holds the lock */
 }
 
 /* The cache and the results must be two directories: one run locks both, and would wait on
@@ -196,28 +167,6 @@ static int exit_status(const struct plan *p)
 		if (!cell_ok(&p->cell[i]))
 			return EXIT_SOME_FAIL;
 	return EXIT_ALL_PASS;
-}
-
-/* The cache commands work on a cache that exists, and never beside a run that is writing it.
- * A directory with none of a cache's entry kinds (say --cache /) is no cache: refused before
- * anything (its lock file first of all) is written there. */
-static void lock_existing_cache(const char *command, const char *cache_dir)
-{
-	static const char *const kinds[] = { "kernels", "boots", "base", "resolved" };
-	int found = 0;
-
-	if (!path_exists(cache_dir))
-		die("%s: no cache at '%s'; give --cache DIR", command, cache_dir);
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && !found; i++) {
-		char *path = xasprintf("%s/%s", cache_dir, kinds[i]);
-
-		found = path_exists(path);
-		free(path);
-	}
-	if (!found)
-		die("%s: '%s' is no kcmp-matrix cache (it has no kernels/, boots/, base/ or "
-		    "resolved/); give --cache DIR of one", command, cache_dir);
-	lock_dir(cache_dir);
 }
 
 /* kcmp-matrix verify-cache: every entry checked as a run checks it before use (cache.h), with
@@ -438,6 +387,33 @@ static void write_stopped_run(int sig, void *arg)
 	write_partial_results(s->o, s->m, s->p, s->ri, s->previous, why);
 }
 
+/* --shard K/N: the plan keeps its shard's cells, and the run's info the whole plan's names
+ * (merge checks that the shards add up to it). */
+static void take_shard(const struct options *o, const struct matrix *m, struct plan *p,
+		       struct run_info *ri)
+{
+	ri->whole_plan = xcalloc((size_t)p->ncell + 1, sizeof(*ri->whole_plan));
+	for (int i = 0; i < p->ncell; i++)
+		ri->whole_plan[i] = report_cell_name(m, &p->cell[i]);
+	plan_shard(p, o->shard_k, o->shard_n);
+	snprintf(ri->shard, sizeof(ri->shard), "%d/%d", o->shard_k, o->shard_n);
+	if (p->ncell == 0)
+		die("--shard %s: this shard has no cells (there are fewer cells than shards)",
+		    ri->shard);
+}
+
+/* What the run is about to do, on stderr: each tree's kernel and where it is, the cells, the
+ * cache. */
+static void announce_run(const struct options *o, const struct matrix *m,
+			 const struct tree *trees, const int *tree_used, const struct plan *p)
+{
+	for (int t = 0; t < m->ntree; t++)
+		if (tree_used[t])
+			fprintf(stderr, "kcmp-matrix: tree %s: kernel %s from %s\n", m->tree[t].name,
+				trees[t].version, trees[t].path);
+	fprintf(stderr, "kcmp-matrix: %d cells, cache %s\n", p->ncell, o->run.cache_dir);
+}
+
 static int run_command(struct options *o, struct matrix *m)
 {
 	struct plan p, previous = { 0 };
@@ -478,21 +454,9 @@ static int run_command(struct options *o, struct matrix *m)
 		die("the filters select %d cells, not one; name the arch, the variant and all %d "
 		    "symbols (say %s=y,%s=n,...), and the tree if there are several (TREES=)",
 		    p.ncell, m->nsym, m->sym[0], m->sym[m->nsym > 1 ? 1 : 0]);
-	if (o->shard_n) {
-		ri.whole_plan = xcalloc((size_t)p.ncell + 1, sizeof(*ri.whole_plan));
-		for (int i = 0; i < p.ncell; i++)
-			ri.whole_plan[i] = report_cell_name(m, &p.cell[i]);
-		plan_shard(&p, o->shard_k, o->shard_n);
-		snprintf(ri.shard, sizeof(ri.shard), "%d/%d", o->shard_k, o->shard_n);
-		if (p.ncell == 0)
-			die("--shard %s: this shard has no cells (there are fewer cells than shards)",
-			    ri.shard);
-	}
-	for (int t = 0; t < m->ntree; t++)
-		if (tree_used[t])
-			fprintf(stderr, "kcmp-matrix: tree %s: kernel %s from %s\n", m->tree[t].name,
-				trees[t].version, trees[t].path);
-	fprintf(stderr, "kcmp-matrix: %d cells, cache %s\n", p.ncell, o->run.cache_dir);
+	if (o->shard_n)
+		take_shard(o, m, &p, &ri);
+	announce_run(o, m, trees, tree_used, &p);
 	spawn_set_stop_hook(write_stopped_run, &(struct stopped_run){
 		.o = o, .m = m, .p = &p, .ri = &ri, .start = start,
 		.previous = o->previous ? &previous : NULL });
