@@ -4,7 +4,7 @@
  * only what a cell's config or variant changes. (The config targets, allnoconfig and
  * olddefconfig, are config_targets.h's.)
  *
- * Each kernel is built with KBUILD_BUILD_TIMESTAMP=kcmpm-<config tag>, so its version string
+ * Each kernel is built with KBUILD_BUILD_TIMESTAMP=kcmpm-<kernel tag>, so its version string
  * (uname -v, the "Linux version" banner) names the configuration it was built from, and a
  * guest can tell the harness which kernel it really booted.
  */

@@ -3,7 +3,7 @@
  *
  *   checkouts  one per tree and variant: the Debian tree, its kernel version, the variant's
  *              patch series as patchset_files
- *   builds     one per distinct kernel (tree, variant, arch, config tag): its arch, compiler,
+ *   builds     one per distinct kernel (tree, variant, arch, kernel tag): its arch, compiler,
  *              config, build log, duration and status
  *   tests      per cell: kcmp_matrix.boot (the whole cell's verdict), then one per guest test
  *              as the cell's console reported it, kcmp_matrix.guest.<test>
