@@ -164,13 +164,13 @@ int build_kernel(const struct build_ctx *b, const char *config_path, const char 
 	const char *argv[MAKE_MAX_ARGS];
 	char *own[MAKE_MAX_ARGS];
 	char *image = xasprintf("%s/%s", b->build_dir, b->arch->image), *mark = NULL;
+	int modules = config_has_modules(config_path), rc = 0;
 	struct spawn_result res;
-	int rc = 0;
 
 	*out = (struct build_outcome){ 0 };
 	err[0] = 0;
-	make_cmd(b, argv, own, make_cmd_kernel_words(b, tag, config_has_modules(config_path),
-						      b->jobserver == NULL, extra), extra);
+	make_cmd(b, argv, own, make_cmd_kernel_words(b, tag, modules, b->jobserver == NULL, extra),
+		 extra);
 	unlink(log_path);
 	mark = build_dirs_building_mark(b->build_dir);
 	/* after the mark (build_dirs_enter): an interrupted sync is undone like an interrupted
