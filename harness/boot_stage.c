@@ -53,7 +53,6 @@ struct cell_boot {
 	char *log_path, *guest_log, *kernel, *initramfs, *qemu;
 	struct boot_req req;
 	char *line;
-	char *repro;			/* reproduce.sh's QEMU line (repro_line) */
 	const char *dir;		/* the cell's directory */
 	int channel;			/* the arch has a guest channel: each boot leaves two files */
 	const struct console_marks *marks;
@@ -350,14 +349,13 @@ static void cell_boot_make(const struct group *g, const struct cell *c, const ch
 				     .timeout = g->o->boot_timeout > 0 ? g->o->boot_timeout
 								      : a->boot_timeout };
 	cb->line = kernel ? boot_command(&cb->req) : NULL;
-	cb->repro = repro_line(g, cb);
 	cb->dir = c->dir;
 	cb->channel = a->channel != CHANNEL_NONE;
 	cb->marks = &a->marks;
 	if (cb->line)
 		boot_key(g, c, cb->line, cb->req.timeout, cb->key);
 	cb->cache = &g->cache;
-	cb->jobserver = g->ab ? g->ab->b.jobserver : NULL;
+	cb->jobserver = g->ab->b.jobserver;
 	cb->pg = g->pg;
 	cb->retries = g->o->boot_retries;
 	cb->what = xasprintf("%s %s %s", a->name, g->m->variant[c->variant].name, combo);
@@ -374,7 +372,6 @@ static void cell_boot_free(struct cell_boot *cb)
 	free(cb->initramfs);
 	free(cb->qemu);
 	free(cb->line);
-	free(cb->repro);
 	free(cb->what);
 }
 
@@ -411,8 +408,7 @@ int boot_cell(struct group *g, const struct cell *c, const char *kernel, struct 
 
 	/* a kernel that did not build is not booted, but its reproducer boots what it builds */
 	cell_boot_make(g, c, kernel, &cb);
-	*b = (struct boots){ .timeout = cb.req.timeout, .repro_qemu = cb.repro };
-	cb.repro = NULL;
+	*b = (struct boots){ .timeout = cb.req.timeout, .repro_qemu = repro_line(g, &cb) };
 	snprintf(b->kernel_id, sizeof(b->kernel_id), "%s", cb.args[0] + strlen("KCMPM_ID="));
 	if (!kernel)
 		boot_forget_cell(cb.dir);

@@ -47,7 +47,7 @@ void record_cell(struct group *g, struct cell *c, const struct kernel *k, struct
 	free(c->repro_make);
 	c->repro_make = xstrdup(k->repro_make);
 	c->boot_cached = b->cached;
-	c->boot_seconds += b->seconds;
+	c->boot_seconds = b->seconds;
 	c->attempts = b->n;
 	free(c->repro_qemu);
 	c->repro_qemu = b->repro_qemu;
