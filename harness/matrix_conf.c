@@ -244,17 +244,17 @@ static int symbols_line(struct matrix *m, const struct conf_line *l, const char 
 	return 0;
 }
 
-/* guest-config SYM...: the symbols whose value each guest is told. */
-static int guest_config_line(struct matrix *m, const struct conf_line *l, const char *path,
-			     char *err, size_t errlen)
+/* A line whose words after its key, at most max of them (what they are: what), replace
+ * *list: guest-config SYM... (the symbols whose value each guest is told), syscalls NAME... */
+static int bounded_list_line(char ***list, const struct conf_line *l, int max, const char *what,
+			     const char *path, char *err, size_t errlen)
 {
-	if (l->nword - 1 > MAX_GUEST_CONFIG) {
-		snprintf(err, errlen, "%s:%d: at most %d guest-config symbols", path, l->lineno,
-			 MAX_GUEST_CONFIG);
+	if (l->nword - 1 > max) {
+		snprintf(err, errlen, "%s:%d: at most %d %s", path, l->lineno, max, what);
 		return -1;
 	}
-	free_strings(m->guest_config);
-	m->guest_config = conf_words(l, 1);
+	free_strings(*list);
+	*list = conf_words(l, 1);
 	return 0;
 }
 
@@ -289,16 +289,9 @@ static int matrix_conf_line(struct matrix *m, const struct conf_line *l, const c
 		*list = conf_words(l, 1);
 		return 0;
 	}
-	if (!strcmp(kw, "syscalls")) {
-		if (l->nword - 1 > MAX_SYSCALLS) {
-			snprintf(err, errlen, "%s:%d: at most %d syscalls", path, l->lineno,
-				 MAX_SYSCALLS);
-			return -1;
-		}
-		free_strings(m->syscalls);
-		m->syscalls = conf_words(l, 1);
-		return 0;
-	}
+	if (!strcmp(kw, "syscalls"))
+		return bounded_list_line(&m->syscalls, l, MAX_SYSCALLS, "syscalls", path, err,
+					 errlen);
 	if (!strcmp(kw, "base")) {
 		free_strings(m->base);
 		m->base = conf_words(l, 1);
@@ -313,7 +306,8 @@ static int matrix_conf_line(struct matrix *m, const struct conf_line *l, const c
 	if (!strcmp(kw, "unset"))
 		return unset_line(m, l, path, err, errlen);
 	if (!strcmp(kw, "guest-config"))
-		return guest_config_line(m, l, path, err, errlen);
+		return bounded_list_line(&m->guest_config, l, MAX_GUEST_CONFIG,
+					 "guest-config symbols", path, err, errlen);
 	snprintf(err, errlen, "%s:%d: unknown key '%s' (expected tree, symbols, arches, variants, "
 		 "base, flavour, build-order, build-split, unset, guest-config, selftest, guest, "
 		 "patches, arches-file, host-file or base-dir)", path, l->lineno, kw);

@@ -438,6 +438,25 @@ TEST(matrix_lists_name_each_once)
 		       "matrix.conf:4: arches 'x86_64' is listed twice");
 }
 
+/* The syscalls and guest-config lines have room for MAX_SYSCALLS and MAX_GUEST_CONFIG words
+ * (the guest's arguments and the tool hashes are sized by them): one more is refused, naming
+ * the line and the bound; as many pass the line. */
+TEST(matrix_bounded_lists_refuse_one_more)
+{
+	char *syscalls = xasprintf("%ssyscalls a b c d e f g h i\n", good_conf);
+	char *symbols = xasprintf("%sguest-config A B C D E F G H I\n", good_conf);
+	char *full = xasprintf("%ssyscalls kcmp a b c d e f g\n", good_conf);
+
+	CHECK_CONTAINS(load_with(syscalls, good_arches), "matrix.conf:6: at most 8 syscalls");
+	CHECK_CONTAINS(load_with(symbols, good_arches),
+		       "matrix.conf:6: at most 8 guest-config symbols");
+	/* eight pass the line: what stops this one is the arch's missing syscall table */
+	CHECK_CONTAINS(load_with(full, good_arches), "has no 'syscall-table' line");
+	free(syscalls);
+	free(symbols);
+	free(full);
+}
+
 /* The unset line, --unset's list and the name unset in patterns. */
 TEST(matrix_unset_values)
 {
