@@ -24,9 +24,9 @@ struct boots {
 };
 
 /* Boots the cell's kernel (or takes its boots from the cache) into b (boots_free), with the
- * QEMU line that boots it by hand and how long they took. kernel NULL: it did not build; b holds that line alone, and the cell's directory
- * loses an earlier run's boots. Returns -1 with why in err when the harness cannot go on (b is
- * then empty). */
+ * QEMU line that boots it by hand and how long they took. kernel NULL: it did not build; b
+ * holds that line alone, and the cell's directory loses an earlier run's boots. Returns -1
+ * with why in err when the harness cannot go on (b is then empty). */
 int boot_cell(struct group *g, const struct cell *c, const char *kernel, struct boots *b,
 	      char *err, size_t errlen);
 void boots_free(struct boots *b);

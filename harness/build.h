@@ -33,8 +33,8 @@ struct build_outcome {
 /* Builds the kernel for the config at config_path into image_out, and its modules when the
  * config has MODULES=y, in b->build_dir made ready for it (build_dirs_enter), after the
  * in-process sync when b has one; clears the building mark when make ended by itself. The
- * log goes to log_path. Returns -1 only when make could not be
- * started at all (err says why). */
+ * log goes to log_path. Returns -1 only when make could not be started at all (err says
+ * why). */
 int build_kernel(const struct build_ctx *b, const char *config_path, const char *tag,
 		 const char *log_path, const char *image_out, struct build_outcome *out, char *err,
 		 size_t errlen);

@@ -3,8 +3,8 @@
  * job_order); build_stage_kernel takes a kernel from the cache (kernels/<tree>/<variant>/
  * <arch>/<tag>/: image, build.log, modules or failed) or builds it in the arch's worktree and
  * build directory and caches it, and hands it back (struct kernel) for the cells that share
- * it. A build that timed out or that the machine spoilt (make
- * killed by a signal not ours) is not cached; the machine's fault is tried once more.
+ * it. A build that timed out or that the machine spoilt (make killed by a signal not ours) is
+ * not cached; the machine's fault is tried once more.
  */
 #ifndef KCMPM_BUILD_STAGE_H
 #define KCMPM_BUILD_STAGE_H

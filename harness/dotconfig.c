@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* If line (len bytes) is about CONFIG_<name>, returns 1 and sets the value and its length (NULL for "is not
- * set"). */
+/* If line (len bytes) is about CONFIG_<name>, returns 1 and sets the value and its length
+ * (NULL for "is not set"). */
 static int line_about(const char *line, size_t len, const char *name, const char **value,
 		      size_t *vlen)
 {

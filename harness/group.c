@@ -75,4 +75,3 @@ void group_free(struct group *g)
 	free(g->b.work_dir);
 	free(g->base);
 }
-

@@ -70,7 +70,7 @@ int judge_boot_killed(const struct boot_attempt *a);
 
 /* May the boot stage boot again after this attempt? Only when it timed out before the guest
  * started and its console shows neither a crash nor a warning, or QEMU was killed
- * (judge_boot_killed): the machine's fault, not the kernel's fault. */
+ * (judge_boot_killed): the machine's fault, not the kernel's. */
 int judge_boot_retryable(const struct boot_attempt *a);
 
 /* A config-only run's verdict (nothing built or booted): CONFIG_OK when the rules' prediction

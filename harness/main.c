@@ -2,8 +2,8 @@
  * a run (merge, diff, verify-cache, prune-cache).
  *
  * This file takes the locks (lock.h), cleans up after a killed run, runs the command and
- * writes the results. The pipeline, a file a stage: plan.c (cells and predictions from the rules) ->
- * config_stage.c (each cell's final .config) -> build_stage.c (a kernel per distinct config)
+ * writes the results. The pipeline, a file a stage: plan.c (cells and predictions from the
+ * rules) -> config_stage.c (each cell's final .config) -> build_stage.c (a kernel per distinct config)
  * -> boot_stage.c (QEMU, the guest as /init) -> judge.c (the one place a status is decided) ->
  * record.c (what a judged cell leaves) -> report*.c, results.c (the tables). run.c strings
  * the stages together; options.c reads the command line; spawn.c is the only place that

@@ -2,10 +2,10 @@
  * variant, its base config and every cell's resolved config (config_stage.h); then the arch's
  * distinct kernels, all variants together, in one order (so each build differs little from the
  * previous one in symbols and in variant), built in the arch's build directories from its
- * worktree (build_stage.h), each booted and judged as soon as it is built (boot_stage.h, which
- * hands the evidence to judge.h), its reproduce.sh written (reproducer.h) and the cell recorded
- * (record.h's cell_done). Each finished cell's files are written under results/ at once; the
- * tables are written at the end (results.h, by main).
+ * worktree (build_stage.h), each cell of a kernel booted as soon as it is built (boot_stage.h),
+ * judged here once from its config, its build and its boots (judge.h), and recorded: its
+ * figures, its reproduce.sh and its finished mark (record.h). Each finished cell's files are
+ * written under results/ at once; the tables are written at the end (results.h, by main).
  *
  * The arches of a tree run at once, each in a thread of its own: one arch's kernel builds and
  * boots one after another, and the parts of a build that use one core (links, kallsyms, the

@@ -612,9 +612,8 @@ TEST(e2e_flipped_default_fails_in_the_unset_cells_only)
 }
 
 /* The in-process resolver (harness/resolver.h) against the olddefconfig it replaces, on a whole
- * group: the cells of v3 x86_64 with EPOLL=y, byte for byte, and its
- * base against Kbuild's allnoconfig. The
- * in-process side is made afresh each time (--force all: its Kconfig kit and $(shell) memo too,
+ * group: the cells of v3 x86_64 with EPOLL=y, byte for byte, and its base against Kbuild's
+ * allnoconfig. The in-process side is made afresh each time (--force all: its Kconfig kit and $(shell) memo too,
  * and its session's log must list v3's base and all 72 of its cells); the olddefconfig side is
  * cached by tree and request like any resolution, so only a cold cache pays its two minutes.
  * The in-process run has pre and v1 too, before v3: the groups share the kit, so v3's base and

@@ -190,9 +190,9 @@ TEST(build_recovers_from_an_interrupted_build)
 }
 
 /* What a build finds in its directory as it is made ready for a make (build_dirs_enter, then
- * build_kernel, as the build stage calls them): a directory build_dirs made for a
- * key (its key file and nothing of Kbuild's) is kept as it is; one with Kbuild's files but no
- * mark naming the tree is emptied, its objects being of no known tree. */
+ * build_kernel, as the build stage calls them): a directory build_dirs made for a key (its key
+ * file and nothing of Kbuild's) is kept as it is; one with Kbuild's files but no mark naming
+ * the tree is emptied, its objects being of no known tree. */
 TEST(build_keeps_a_new_directory_and_empties_an_unknown_one)
 {
 	char dir[] = "/tmp/kcmpm-build-XXXXXX";
